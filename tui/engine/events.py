@@ -1,0 +1,64 @@
+"""What the streaming client yields, in order, each stamped with `time.perf_counter()` seconds.
+
+A request yields: RequestStarted (per attempt), maybe Retrying, FirstByte, FirstToken, Delta...
+(UsageReported anywhere after FirstByte), and always exactly one Finished last, whose record
+carries the status (ok / stalled / ended_early / cancelled / error) and every measured figure.
+Deltas carry the receipt time so consumers (the app, `ask`) never time from render times.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from tui.engine.metrics import RequestRecord
+
+DeltaKind = Literal["content", "reasoning", "tool_call"]
+
+
+@dataclass(frozen=True, slots=True)
+class RequestStarted:
+    at: float
+    attempt: int  # 0 for the first try, 1.. for retries
+
+
+@dataclass(frozen=True, slots=True)
+class Retrying:
+    at: float
+    attempt: int  # the attempt about to start
+    delay_s: float
+    reason: str  # one line, e.g. "HTTP 429 rate limited"
+
+
+@dataclass(frozen=True, slots=True)
+class FirstByte:
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class FirstToken:
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Delta:
+    text: str
+    at: float
+    kind: DeltaKind = "content"
+
+
+@dataclass(frozen=True, slots=True)
+class UsageReported:
+    at: float
+    prompt_tokens: int | None
+    completion_tokens: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Finished:
+    at: float
+    record: RequestRecord
+    text: str  # the whole reply received (partial when stalled, ended early or cancelled)
+
+
+ClientEvent = RequestStarted | Retrying | FirstByte | FirstToken | Delta | UsageReported | Finished

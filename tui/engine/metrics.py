@@ -1,0 +1,165 @@
+"""Latency records, TTFT levels, request classes and percentiles.
+
+Definitions follow ../DESIGN.md (and the README): TTFT counts only chunks that carry content,
+reasoning or a tool-call delta; TPOT is (total - TTFT) / (output_tokens - 1), as vLLM and
+OpenTelemetry define it. All durations here are milliseconds unless a name says otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from enum import Enum
+
+
+class TtftLevel(str, Enum):
+    OK = "ok"
+    WARN = "warn"
+    ERROR = "error"
+
+
+class RequestStatus(str, Enum):
+    OK = "ok"
+    STALLED = "stalled"  # a gap after the first chunk exceeded chunk_timeout_ms
+    ENDED_EARLY = "ended_early"  # the stream closed without a finish reason or [DONE]
+    CANCELLED = "cancelled"  # the user cancelled; the partial reply is kept
+    ERROR = "error"  # the request failed; error_kind says how
+
+
+@dataclass(frozen=True, slots=True)
+class Thresholds:
+    """TTFT colouring: below warn is ok, from warn is warn, from error is error."""
+
+    warn_ms: float = 1200.0
+    error_ms: float = 2500.0
+
+    def level(self, ttft_ms: float | None) -> TtftLevel | None:
+        if ttft_ms is None:
+            return None
+        if ttft_ms >= self.error_ms:
+            return TtftLevel.ERROR
+        if ttft_ms >= self.warn_ms:
+            return TtftLevel.WARN
+        return TtftLevel.OK
+
+
+@dataclass(frozen=True, slots=True)
+class RequestClass:
+    """A kind of request with its own TTFT target (an SLO), e.g. short Q&A vs long generation."""
+
+    name: str
+    ttft_target_ms: float
+    # A request belongs to the first class whose max_tokens bound it fits; None = catch-all.
+    max_output_tokens: int | None = None
+
+
+DEFAULT_REQUEST_CLASSES: tuple[RequestClass, ...] = (
+    RequestClass("short_qa", 500.0, max_output_tokens=512),
+    RequestClass("long_generation", 2000.0, max_output_tokens=None),
+)
+
+
+def classify(max_tokens: int, classes: Sequence[RequestClass]) -> RequestClass | None:
+    """The first class whose output bound covers max_tokens (the last catch-all otherwise)."""
+    for request_class in classes:
+        if request_class.max_output_tokens is None or max_tokens <= request_class.max_output_tokens:
+            return request_class
+    return None
+
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    """Percentile with linear interpolation between closest ranks (numpy's default method)."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    if len(ordered) == 1:
+        return float(ordered[0])
+    rank = (len(ordered) - 1) * (q / 100.0)
+    low = math.floor(rank)
+    high = math.ceil(rank)
+    if low == high:
+        return float(ordered[low])
+    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
+
+
+@dataclass(frozen=True, slots=True)
+class DroppedMessage:
+    index: int
+    reason: str
+
+
+@dataclass(slots=True)
+class RequestRecord:
+    """Everything measured about one chat request; what the store keeps and `ask --json` shows."""
+
+    model: str
+    endpoint_host: str
+    streamed: bool
+    simulated: bool = False
+    id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    started_at_epoch: float = field(default_factory=time.time)
+    status: RequestStatus = RequestStatus.OK
+    error_kind: str | None = None
+    error_message: str | None = None
+    finish_reason: str | None = None
+    ttfb_ms: float | None = None
+    ttft_ms: float | None = None
+    total_ms: float | None = None
+    tpot_ms: float | None = None
+    itl_p50_ms: float | None = None
+    itl_p95_ms: float | None = None
+    output_tokens: int | None = None
+    output_tokens_source: str | None = None  # "usage" or "counted"
+    output_tokens_per_s: float | None = None
+    prompt_tokens_estimated: int | None = None
+    prompt_tokens_exact: bool = False  # whether the estimate used the model's own encoding
+    prompt_tokens_usage: int | None = None
+    completion_tokens_usage: int | None = None
+    trim_enabled: bool = False
+    tokens_before: int | None = None
+    tokens_after: int | None = None
+    dropped: list[DroppedMessage] = field(default_factory=list)
+    retries: int = 0
+    ttft_level: TtftLevel | None = None
+    request_class: str | None = None
+    ttft_target_ms: float | None = None
+    target_met: bool | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        data = asdict(self)
+        data["status"] = self.status.value
+        data["ttft_level"] = self.ttft_level.value if self.ttft_level else None
+        return data
+
+
+def derive_timings(
+    record: RequestRecord,
+    *,
+    first_token_at: float | None,
+    last_token_at: float | None,
+    token_times: Sequence[float],
+    started_at: float,
+    output_tokens: int | None,
+) -> None:
+    """Fill TTFT, total, TPOT, ITL and tokens/s from receipt times (perf_counter seconds).
+
+    Without streaming, the caller passes the time the whole body arrived as both first and last
+    token time, so TTFT equals total (the first token becomes visible with the whole body).
+    """
+    if first_token_at is None:
+        return
+    record.ttft_ms = (first_token_at - started_at) * 1000.0
+    end = last_token_at if last_token_at is not None else first_token_at
+    record.total_ms = (end - started_at) * 1000.0
+    gaps = [(b - a) * 1000.0 for a, b in zip(token_times, token_times[1:])]
+    record.itl_p50_ms = percentile(gaps, 50)
+    record.itl_p95_ms = percentile(gaps, 95)
+    record.output_tokens = output_tokens
+    if output_tokens is not None and output_tokens >= 2:
+        record.tpot_ms = (record.total_ms - record.ttft_ms) / (output_tokens - 1)
+        decode_s = (end - first_token_at)
+        if decode_s > 0:
+            record.output_tokens_per_s = (output_tokens - 1) / decode_s

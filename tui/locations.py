@@ -1,0 +1,51 @@
+"""Every on-disk location firsttoken uses, in one place.
+
+`FIRSTTOKEN_HOME` moves all of them under one folder (tests and benchmarks use it to stay
+isolated from the user's real data); otherwise platformdirs decides per platform.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import platformdirs
+
+APP_NAME = "firsttoken"
+
+
+def _home_override() -> Path | None:
+    home = os.environ.get("FIRSTTOKEN_HOME")
+    return Path(home).expanduser() if home else None
+
+
+def config_dir() -> Path:
+    """Where config.toml, settings.json and extra themes live."""
+    home = _home_override()
+    return home / "config" if home else Path(platformdirs.user_config_dir(APP_NAME))
+
+
+def data_dir() -> Path:
+    """Where the SQLite history lives."""
+    home = _home_override()
+    return home / "data" if home else Path(platformdirs.user_data_dir(APP_NAME))
+
+
+def cache_dir() -> Path:
+    """Where tiktoken's vocabulary cache lives (TIKTOKEN_CACHE_DIR points here)."""
+    home = _home_override()
+    return home / "cache" if home else Path(platformdirs.user_cache_dir(APP_NAME))
+
+
+def state_dir() -> Path:
+    """Where small remembered choices live (the chosen theme, prompt history)."""
+    home = _home_override()
+    return home / "state" if home else Path(platformdirs.user_state_dir(APP_NAME))
+
+
+def history_db_path() -> Path:
+    return data_dir() / "history.sqlite3"
+
+
+def user_themes_dir() -> Path:
+    return config_dir() / "themes"
