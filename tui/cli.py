@@ -1,0 +1,239 @@
+"""Command-line entry point: argument parsing and dispatch only.
+
+Kept light on purpose: `firsttoken --version` must not import Textual, openai or tiktoken,
+so every command module is imported only once its subcommand is chosen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from tui import __version__
+
+EXIT_OK = 0
+EXIT_REQUEST_FAILED = 1
+EXIT_USAGE = 2
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a number above 0, got {value}")
+    return value
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port between 0 and 65535, got {value}")
+    return value
+
+
+def _global_flags() -> argparse.ArgumentParser:
+    """Flags accepted before or after the subcommand (SUPPRESS keeps a later default from
+    overwriting a value given earlier)."""
+    common = argparse.ArgumentParser(add_help=False)
+    group = common.add_argument_group("global options")
+    group.add_argument(
+        "--config",
+        type=Path,
+        metavar="PATH",
+        default=argparse.SUPPRESS,
+        help="config.toml to use (default: discovered, see `firsttoken config`)",
+    )
+    group.add_argument(
+        "--settings",
+        type=Path,
+        metavar="PATH",
+        default=argparse.SUPPRESS,
+        help="settings.json to use (default: discovered)",
+    )
+    group.add_argument(
+        "--base-url",
+        metavar="URL",
+        default=argparse.SUPPRESS,
+        help="API root, e.g. https://api.example.com/v1",
+    )
+    group.add_argument(
+        "--model", metavar="NAME", default=argparse.SUPPRESS, help="model name to request"
+    )
+    group.add_argument(
+        "--api-key-env",
+        metavar="NAME",
+        default=argparse.SUPPRESS,
+        help="read the API key from this environment variable",
+    )
+    return common
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = _global_flags()
+    parser = argparse.ArgumentParser(
+        prog="firsttoken",
+        description="A terminal chat client for any OpenAI-compatible API, built around latency. "
+        "With no subcommand it opens the chat app.",
+        parents=[common],
+    )
+    parser.add_argument("--version", action="version", version=f"firsttoken {__version__}")
+    parser.add_argument(
+        "--messages",
+        type=Path,
+        metavar="FILE.json",
+        default=None,
+        help="open the app with this conversation (OpenAI message list) loaded",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    ask = sub.add_parser(
+        "ask",
+        parents=[common],
+        help="ask one question; reply to stdout",
+        description="Ask one question. The reply streams to stdout, a latency "
+        "summary goes to stderr. Exit codes: 0 ok, 1 request failed, 2 usage "
+        "or config error.",
+    )
+    ask.add_argument(
+        "prompt", nargs="?", default=None, help="the question (read from stdin when omitted)"
+    )
+    ask.add_argument(
+        "--messages",
+        type=Path,
+        metavar="FILE.json",
+        default=None,
+        help="a JSON list of OpenAI chat messages; PROMPT is appended to it",
+    )
+    ask.add_argument(
+        "--stream",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="stream the reply (default: from the config)",
+    )
+    ask.add_argument(
+        "--trim",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="trim the prompt to the token budget (default: from the config)",
+    )
+    ask.add_argument(
+        "--budget",
+        type=_positive_int,
+        metavar="N",
+        default=None,
+        help="prompt token budget for trimming (default: from the config)",
+    )
+    ask.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object (reply and latency record) instead of text",
+    )
+
+    config = sub.add_parser(
+        "config",
+        parents=[common],
+        help="show effective configuration and where each value came from",
+        description="Show each effective setting with its origin, the masked "
+        "API key and the paths searched. `config init` writes the example "
+        "files into the user config dir without overwriting anything.",
+    )
+    config.add_argument(
+        "config_action",
+        nargs="?",
+        choices=["init"],
+        default=None,
+        metavar="init",
+        help="write example config.toml and settings.json",
+    )
+
+    demo = sub.add_parser(
+        "demo-server",
+        parents=[common],
+        help="run the embedded OpenAI-compatible demo endpoint",
+        description="Run the embedded OpenAI-compatible endpoint with "
+        "simulated latency, for firsttoken or any other client.",
+    )
+    demo.add_argument("--port", type=_port, default=8000, help="port on 127.0.0.1 (0: any free)")
+    demo.add_argument(
+        "--preset", default=None, help="latency preset: cpu-small, seed-qwen7b, h100-70b, instant"
+    )
+    demo.add_argument(
+        "--log",
+        type=Path,
+        metavar="FILE",
+        default=None,
+        help="append one JSON line per request with the server's timestamps",
+    )
+    return parser
+
+
+def _config_flags(args: argparse.Namespace):  # -> ConfigFlags (import kept lazy)
+    from tui.config import ConfigFlags
+
+    return ConfigFlags(
+        config_path=getattr(args, "config", None),
+        settings_path=getattr(args, "settings", None),
+        base_url=getattr(args, "base_url", None),
+        model=getattr(args, "model", None),
+        api_key_env=getattr(args, "api_key_env", None),
+    )
+
+
+def _fail(message: str, code: int) -> int:
+    print(f"firsttoken: error: {message}", file=sys.stderr)
+    return code
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    from tui.config import ConfigError, load_config
+
+    flags = _config_flags(args)
+    if args.command == "config":
+        from tui.commands import show_config
+
+        return show_config.run(args, flags)
+    try:
+        config = load_config(flags)
+    except ConfigError as error:
+        return _fail(str(error), EXIT_USAGE)
+    for warning in config.warnings:
+        print(f"firsttoken: warning: {warning}", file=sys.stderr)
+    if args.command == "ask":
+        from tui.commands import ask
+
+        return ask.run(args, config)
+    if args.command == "demo-server":
+        from tui.commands import serve_demo
+
+        return serve_demo.run(args, config)
+    from tui.commands import open_app
+
+    return open_app.run(args, config)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return _dispatch(args)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as error:  # the last line of defence: one line, never a traceback
+        if os.environ.get("FIRSTTOKEN_DEBUG"):
+            raise
+        return _fail(
+            f"unexpected {type(error).__name__}: {error} "
+            "(run with FIRSTTOKEN_DEBUG=1 for the traceback, and please report it)",
+            EXIT_REQUEST_FAILED,
+        )
+
+
+if __name__ == "__main__":
+    sys.exit(main())
