@@ -1,0 +1,30 @@
+"""Every test runs isolated from the user's real config, keys and history."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+_LEAKY_ENV = (
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "FIRSTTOKEN_API_KEY",
+    "FIRSTTOKEN_BASE_URL",
+    "FIRSTTOKEN_MODEL",
+    "FIRSTTOKEN_CONFIG",
+    "FIRSTTOKEN_SETTINGS",
+    "NO_COLOR",
+)
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """Point FIRSTTOKEN_HOME at a fresh folder and drop env vars that would leak a real setup."""
+    home = tmp_path_factory.mktemp("firsttoken-home")
+    monkeypatch.setenv("FIRSTTOKEN_HOME", str(home))
+    for name in _LEAKY_ENV:
+        monkeypatch.delenv(name, raising=False)
+    return home
