@@ -1,0 +1,96 @@
+"""Remembered preferences and the prompt history: round trips, corrupt files, recall."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tui import locations
+from tui.app.preferences import Preferences, PromptHistory
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("FIRSTTOKEN_HOME", str(tmp_path))
+    return tmp_path
+
+
+def test_preferences_round_trip() -> None:
+    assert Preferences.load() == Preferences()
+    Preferences(theme="firsttoken-light", side_panel_collapsed=True, last_model="m1").save()
+    assert Preferences.default_path().parent == locations.state_dir()
+    loaded = Preferences.load()
+    assert loaded == Preferences("firsttoken-light", True, "m1")
+    assert list(locations.state_dir().iterdir()) == [Preferences.default_path()]  # no tmp left
+
+
+@pytest.mark.parametrize(
+    "content", ["{not json", "[1, 2]", '{"theme": 5, "side_panel_collapsed": "yes"}', ""]
+)
+def test_corrupt_preferences_start_fresh(content: str) -> None:
+    path = Preferences.default_path()
+    path.parent.mkdir(parents=True)
+    path.write_text(content)
+    assert Preferences.load() == Preferences()
+    Preferences(theme="x").save()
+    assert Preferences.load().theme == "x"
+
+
+def test_preferences_ignore_unknown_keys(tmp_path: Path) -> None:
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps({"theme": "nord", "future_key": 1}))
+    assert Preferences.load(path) == Preferences(theme="nord")
+
+
+def test_history_recall_order_and_draft(tmp_path: Path) -> None:
+    history = PromptHistory(tmp_path / "h.jsonl")
+    for prompt in ["one", "two", "three"]:
+        history.append(prompt)
+    assert history.older("my draft") == "three"
+    assert history.older() == "two"
+    assert history.older() == "one"
+    assert history.older() is None
+    assert history.newer() == "two"
+    assert history.newer() == "three"
+    assert history.newer() == "my draft"
+    assert history.newer() is None
+    assert not history.recalling
+
+
+def test_history_dedupes_consecutive_skips_blank_and_persists(tmp_path: Path) -> None:
+    path = tmp_path / "h.jsonl"
+    history = PromptHistory(path)
+    for prompt in ["a", "a", "b", "  ", "a", "multi\nline"]:
+        history.append(prompt)
+    assert history.entries == ["a", "b", "a", "multi\nline"]
+    assert PromptHistory(path).entries == ["a", "b", "a", "multi\nline"]
+
+
+def test_history_is_capped(tmp_path: Path) -> None:
+    path = tmp_path / "h.jsonl"
+    history = PromptHistory(path, limit=5)
+    for number in range(12):
+        history.append(f"p{number}")
+    assert history.entries == [f"p{n}" for n in range(7, 12)]
+    assert len(path.read_text().splitlines()) == 5
+    assert PromptHistory(path, limit=3).entries == ["p9", "p10", "p11"]
+
+
+def test_history_survives_corrupt_lines_and_files(tmp_path: Path) -> None:
+    path = tmp_path / "h.jsonl"
+    path.write_text('{"prompt": "good"}\n{broken\n42\n{"prompt": 7}\n{"prompt": "also good"}\n')
+    assert PromptHistory(path).entries == ["good", "also good"]
+    path.write_bytes(b"\xff\xfe\x00garbage")
+    history = PromptHistory(path)
+    assert history.entries == []
+    history.append("fresh")
+    assert PromptHistory(path).entries == ["fresh"]
+
+
+def test_history_default_path_is_in_state_dir() -> None:
+    history = PromptHistory()
+    history.append("hello")
+    assert history.path.parent == locations.state_dir()
+    assert history.path.exists()

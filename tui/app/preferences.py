@@ -1,0 +1,143 @@
+"""Small remembered choices (theme, side panel, last model) and the prompt history.
+
+Both live in `locations.state_dir()`. They are conveniences, so a missing, unreadable or
+corrupt file means "start fresh", never a crash, and every write replaces the file
+atomically so a crash mid-write cannot leave half a file behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from tui import locations
+
+PREFERENCES_FILE = "preferences.json"
+PROMPT_HISTORY_FILE = "prompt_history.jsonl"
+PROMPT_HISTORY_LIMIT = 500
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write to a temporary file beside `path`, then rename it over `path`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp_name, path)
+    except BaseException:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise
+
+
+@dataclass
+class Preferences:
+    theme: str | None = None
+    side_panel_collapsed: bool = False
+    last_model: str | None = None
+
+    @staticmethod
+    def default_path() -> Path:
+        return locations.state_dir() / PREFERENCES_FILE
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> Preferences:
+        """The saved preferences; defaults for anything missing, corrupt or of the wrong type."""
+        path = path or cls.default_path()
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError):
+            return cls()
+        if not isinstance(data, dict):
+            return cls()
+        return cls(
+            theme=_optional_str(data.get("theme")),
+            side_panel_collapsed=data.get("side_panel_collapsed") is True,
+            last_model=_optional_str(data.get("last_model")),
+        )
+
+    def save(self, path: Path | None = None) -> None:
+        """Best effort: a read-only state dir must not take the app down."""
+        path = path or self.default_path()
+        with contextlib.suppress(OSError):
+            write_atomically(path, json.dumps(asdict(self), indent=2) + "\n")
+
+
+def _optional_str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+class PromptHistory:
+    """Sent prompts, oldest first, recalled shell-style with `older()` / `newer()`.
+
+    Stored as JSON lines ({"prompt": ...}) so multi-line prompts survive. Consecutive
+    duplicates are stored once; only the newest `limit` prompts are kept.
+    """
+
+    def __init__(self, path: Path | None = None, limit: int = PROMPT_HISTORY_LIMIT) -> None:
+        self.path = path or locations.state_dir() / PROMPT_HISTORY_FILE
+        self.limit = limit
+        self.entries: list[str] = self._read()
+        self._cursor = len(self.entries)  # len(entries) means "at the draft, past the newest"
+        self._draft = ""
+
+    def _read(self) -> list[str]:
+        try:
+            lines = self.path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):
+            return []
+        entries: list[str] = []
+        for line in lines:
+            try:
+                prompt = json.loads(line).get("prompt")
+            except (ValueError, AttributeError):
+                continue  # a corrupt line costs that one prompt, not the whole history
+            if isinstance(prompt, str) and prompt.strip():
+                entries.append(prompt)
+        return entries[-self.limit :]
+
+    def append(self, prompt: str) -> None:
+        """Remember a sent prompt and reset recall to the (empty) draft."""
+        self.reset()
+        if not prompt.strip() or (self.entries and self.entries[-1] == prompt):
+            return
+        self.entries.append(prompt)
+        del self.entries[: -self.limit]
+        self._cursor = len(self.entries)
+        text = "".join(json.dumps({"prompt": entry}) + "\n" for entry in self.entries)
+        # History is a convenience: if the disk refuses, keep it in memory for this session.
+        with contextlib.suppress(OSError):
+            write_atomically(self.path, text)
+
+    def older(self, draft: str = "") -> str | None:
+        """The prompt before the current one (None at the oldest). `draft` is the input's
+        text, kept so that walking back past the newest restores it."""
+        if self._cursor == 0:
+            return None
+        if self._cursor == len(self.entries):
+            self._draft = draft
+        self._cursor -= 1
+        return self.entries[self._cursor]
+
+    def newer(self) -> str | None:
+        """The prompt after the current one, the saved draft past the newest, None if not
+        recalling."""
+        if self._cursor >= len(self.entries):
+            return None
+        self._cursor += 1
+        if self._cursor == len(self.entries):
+            return self._draft
+        return self.entries[self._cursor]
+
+    @property
+    def recalling(self) -> bool:
+        return self._cursor < len(self.entries)
+
+    def reset(self) -> None:
+        self._cursor = len(self.entries)
+        self._draft = ""
