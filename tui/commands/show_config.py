@@ -1,0 +1,110 @@
+"""`firsttoken config`: each effective value and where it came from; `config init`: write the
+example files into the user config dir, never overwriting anything."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TextIO
+
+from tui import locations
+from tui.config import SETTING_FIELDS, Config, ConfigError, ConfigFlags, load_config, mask_secret
+from tui.config_examples import CONFIG_EXAMPLE_TOML, SETTINGS_EXAMPLE_JSON
+from tui.engine.metrics import RequestClass
+
+EXIT_OK = 0
+EXIT_CONFIG = 2
+
+
+def run(args: argparse.Namespace, flags: ConfigFlags) -> int:
+    if getattr(args, "config_action", None) == "init":
+        return init(locations.config_dir(), sys.stdout, sys.stderr)
+    try:
+        config = load_config(flags)
+    except ConfigError as error:
+        print(f"firsttoken: error: {error}", file=sys.stderr)
+        return EXIT_CONFIG
+    sys.stdout.write(render(config))
+    return EXIT_OK
+
+
+def render(config: Config) -> str:
+    """The report: aligned name / value / origin rows, the paths searched, the warnings."""
+    rows = [(name, _value(config, name), config.origin(name)) for name in SETTING_FIELDS]
+    name_width = max(len(name) for name, _, _ in rows)
+    value_width = min(max(len(value) for _, value, _ in rows), 48)
+    lines = [
+        "Effective configuration (highest precedence: flag > env > settings.json > "
+        "config.toml > default):",
+        "",
+    ]
+    for name, value, origin in rows:
+        lines.append(f"  {name:<{name_width}}  {value:<{value_width}}  {origin}".rstrip())
+    lines += ["", "Paths searched (first found is used):"]
+    used = {str(path) for path in (config.config_path, config.settings_path) if path}
+    for path in config.searched:
+        mark = "found" if path in used else "-"
+        lines.append(f"  {mark:<5}  {path}")
+    if not config.searched:
+        lines.append("  (none)")
+    if config.warnings:
+        lines += ["", "Warnings:"]
+        lines += [f"  {warning}" for warning in config.warnings]
+    return "\n".join(lines) + "\n"
+
+
+def _value(config: Config, name: str) -> str:
+    value = getattr(config, name)
+    if name == "api_key":
+        if value is None and not config.uses_demo_endpoint:
+            return "(none: no key is sent)"
+        return mask_secret(value)
+    if name == "base_url" and value is None:
+        return "(embedded demo endpoint)" if config.uses_demo_endpoint else "(SDK default)"
+    if value is None:
+        return "(not set)"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if name == "request_classes":
+        return ", ".join(_request_class(request_class) for request_class in value)
+    if isinstance(value, Mapping):
+        return ", ".join(f"{key}={item:g}" for key, item in value.items()) or "(none)"
+    if isinstance(value, tuple):
+        return ", ".join(value) or "(none)"
+    return str(value)
+
+
+def _request_class(request_class: RequestClass) -> str:
+    bound = request_class.max_output_tokens
+    scope = f"<={bound} tok" if bound is not None else "rest"
+    return f"{request_class.name} ({scope}) {request_class.ttft_target_ms:g} ms"
+
+
+def init(folder: Path, out: TextIO, err: TextIO) -> int:
+    """Write config.toml and settings.json into `folder`; an existing file is left alone."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        print(f"firsttoken: error: cannot create {folder}: {error.strerror}", file=err)
+        return EXIT_CONFIG
+    for name, content in (
+        ("config.toml", CONFIG_EXAMPLE_TOML),
+        ("settings.json", SETTINGS_EXAMPLE_JSON),
+    ):
+        target = folder / name
+        try:
+            with target.open("x", encoding="utf-8", newline="\n") as handle:  # "x": never clobber
+                handle.write(content)
+        except FileExistsError:
+            print(f"skipped {target} (it already exists; left unchanged)", file=out)
+            continue
+        except OSError as error:
+            print(f"firsttoken: error: cannot write {target}: {error.strerror}", file=err)
+            return EXIT_CONFIG
+        print(f"wrote   {target}", file=out)
+    print("Edit them, then run `firsttoken config` to see the effective values.", file=out)
+    return EXIT_OK
