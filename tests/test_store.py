@@ -1,0 +1,134 @@
+"""The SQLite history: round trips, immediate durability, schema versioning, named errors."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+
+from tui.engine.metrics import DroppedMessage, RequestRecord, RequestStatus, TtftLevel
+from tui.engine.store import SCHEMA_VERSION, Store, StoreError, record_from_dict
+from tui.locations import history_db_path
+
+
+def _record(**changes: object) -> RequestRecord:
+    record = RequestRecord(model="m", endpoint_host="127.0.0.1:1", streamed=True, simulated=True)
+    record.ttft_ms = 212.0
+    record.total_ms = 2310.0
+    record.status = RequestStatus.STALLED
+    record.ttft_level = TtftLevel.OK
+    record.dropped = [DroppedMessage(3, "history: middle")]
+    for name, value in changes.items():
+        setattr(record, name, value)
+    return record
+
+
+def test_default_path_is_under_firsttoken_home(isolated_home: Path) -> None:
+    with Store() as store:
+        assert store.path == history_db_path()
+        assert str(store.path).startswith(str(isolated_home))
+        assert store.path.exists()
+
+
+def test_chats_and_messages_round_trip(tmp_path: Path) -> None:
+    store = Store(tmp_path / "h.sqlite3")
+    chat = store.new_chat("first", "qwen")
+    messages = [
+        {"role": "system", "content": "be brief"},
+        {"role": "user", "content": "héllo 你好"},
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function"}]},
+    ]
+    for message in messages:
+        store.add_message(chat, message)
+    assert store.messages(chat) == messages
+    assert store.chats()[0] | {"created_at_epoch": 0} == {
+        "id": chat,
+        "title": "first",
+        "model": "qwen",
+        "created_at_epoch": 0,
+        "message_count": 3,
+    }
+    store.close()
+
+
+def test_record_keeps_every_field_and_the_raw_reply(tmp_path: Path) -> None:
+    store = Store(tmp_path / "h.sqlite3")
+    chat = store.new_chat("c", "m")
+    record = _record()
+    raw = "hi \x1b[31mred\x1b[0m"
+    store.save_record(record, raw, chat_id=chat)
+    (row,) = store.records()
+    assert row["reply_text"] == raw
+    assert row["chat_id"] == chat
+    assert row["status"] == "stalled"
+    assert record_from_dict(row) == record
+    assert store.records(chat_id=chat + 1) == []
+    store.close()
+
+
+def test_records_newest_first_and_limited(tmp_path: Path) -> None:
+    with Store(tmp_path / "h.sqlite3") as store:
+        for i in range(5):
+            store.save_record(_record(started_at_epoch=1000.0 + i, model=f"m{i}"), "")
+        assert [r["model"] for r in store.records(limit=3)] == ["m4", "m3", "m2"]
+
+
+def test_writes_are_committed_immediately(tmp_path: Path) -> None:
+    path = tmp_path / "h.sqlite3"
+    store = Store(path)
+    store.save_record(_record(), "kept")
+    # A second connection (another process, or after a crash) sees it without close().
+    with Store(path) as other:
+        assert other.records()[0]["reply_text"] == "kept"
+    store.close()
+
+
+def test_schema_version_is_set_and_newer_files_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "h.sqlite3"
+    Store(path).close()
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    db.execute(f"PRAGMA user_version={SCHEMA_VERSION + 1}")
+    db.commit()
+    db.close()
+    with pytest.raises(StoreError, match="newer") as caught:
+        Store(path)
+    assert str(path) in str(caught.value)
+
+
+def test_corrupt_file_is_one_line_naming_the_path(tmp_path: Path) -> None:
+    path = tmp_path / "h.sqlite3"
+    path.write_bytes(b"this is not sqlite at all" * 100)
+    with pytest.raises(StoreError) as caught:
+        Store(path)
+    message = str(caught.value)
+    assert str(path) in message and "\n" not in message
+
+
+def test_unwritable_location_is_one_line_naming_the_path(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    path = blocker / "sub" / "h.sqlite3"  # a folder under a regular file cannot exist
+    with pytest.raises(StoreError) as caught:
+        Store(path)
+    assert str(path) in str(caught.value)
+
+
+def test_concurrent_writers_in_threads(tmp_path: Path) -> None:
+    store = Store(tmp_path / "h.sqlite3")
+    chat = store.new_chat("c", "m")
+
+    def write(n: int) -> None:
+        for i in range(20):
+            store.add_message(chat, {"role": "user", "content": f"{n}-{i}"})
+
+    threads = [threading.Thread(target=write, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(store.messages(chat)) == 80
+    store.close()
