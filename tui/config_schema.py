@@ -130,7 +130,7 @@ def text_list(items: tuple[str, ...] | None = None, non_empty: bool = False) -> 
 
     def check(value: Any) -> tuple[str, ...]:
         if not isinstance(value, list) or (non_empty and not value):
-            raise Invalid(("a non-empty " if non_empty else "") + expected.removeprefix("a "))
+            raise Invalid("a non-empty " + expected[2:] if non_empty else expected)
         for item in value:
             if not isinstance(item, str) or not item.strip() or (items and item not in items):
                 raise Invalid(expected)
