@@ -1,0 +1,114 @@
+"""Regression guard for the render path: CPU of firsttoken's reply writer vs a bare stream.
+
+Both variants render the same prerecorded 4,000-token demo reply (prose, a list, a code
+block, CJK; no network) into a Textual `Markdown` widget in a headless app, with the tokens
+arriving on the same schedule (TOKENS_PER_S). The baseline is what DESIGN.md says not to
+copy: one `MarkdownStream.write()` per token. The guard compares the two CPU times measured
+in this same process and run, as a ratio, so it does not depend on the machine's speed; the
+bound is loose on purpose and catches large regressions (per-token widget work coming back),
+not small drifts. Measured here when written: see benchmarks/render/README.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Sequence
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.widgets import Markdown
+
+from tui.engine.demo_reply import ReplySummary, reply_tokens
+
+pytestmark = pytest.mark.bench
+
+REPLY_TOKENS = 4_000
+TOKENS_PER_S = 2_000.0  # issue 3's benchmark rate: 2 s of streaming per variant
+MAX_RATIO = 0.8
+
+
+def prerecorded_deltas() -> list[str]:
+    summary = ReplySummary(
+        messages=[{"role": "user", "content": f"hello reply {REPLY_TOKENS} tokens"}],
+        prompt_tokens=14,
+        prefill_ms=1.0,
+        model="demo",
+        preset="instant",
+        stream=True,
+        fixed_ms=0.0,
+        prefill_ms_per_token=0.05,
+        decode_tokens_per_s=TOKENS_PER_S,
+    )
+    return reply_tokens(summary, REPLY_TOKENS)
+
+
+class ReplyApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield Markdown(id="reply")
+
+
+Sink = Callable[[str], Awaitable[None] | None]
+
+
+async def paced(deltas: Sequence[str], write: Sink) -> None:
+    """Hand each delta to `write` when it is due, as a network stream would deliver them."""
+    start = time.perf_counter()
+    sent = 0
+    while sent < len(deltas):
+        due = min(len(deltas), int((time.perf_counter() - start) * TOKENS_PER_S) + 1)
+        while sent < due:
+            result = write(deltas[sent])
+            if result is not None:
+                await result
+            sent += 1
+        await asyncio.sleep(0.001)
+
+
+async def bare_stream(markdown: Markdown, deltas: Sequence[str]) -> None:
+    """The baseline: Textual's MarkdownStream, one write per token."""
+    stream = Markdown.get_stream(markdown)
+    await paced(deltas, stream.write)
+    await stream.stop()
+
+
+async def firsttoken_writer(markdown: Markdown, deltas: Sequence[str]) -> None:
+    """firsttoken's own path: the app's coalescing ReplyWriter, exactly as the app drives it."""
+    from tui.app.widgets.reply_writer import ReplyWriter
+
+    writer = ReplyWriter(markdown)
+    writer.start()
+    await paced(deltas, writer.feed)
+    await writer.finish("".join(deltas))
+
+
+Variant = Callable[[Markdown, Sequence[str]], Awaitable[None]]
+
+
+async def cpu_seconds(variant: Variant, deltas: Sequence[str]) -> tuple[float, str]:
+    """Process CPU time to stream and render the reply; and the widget's final source."""
+    app = ReplyApp()
+    async with app.run_test(headless=True, size=(100, 40)) as pilot:
+        markdown = app.query_one("#reply", Markdown)
+        await pilot.pause()
+        before = time.process_time()
+        await variant(markdown, deltas)
+        await pilot.pause()  # let the last refresh be composed, as a real frame would be
+        spent = time.process_time() - before
+        return spent, markdown.source
+
+
+async def test_firsttoken_reply_writer_costs_well_under_a_bare_stream() -> None:
+    deltas = prerecorded_deltas()
+    expected = "".join(deltas)
+    bare_cpu, bare_text = await cpu_seconds(bare_stream, deltas)
+    ours_cpu, ours_text = await cpu_seconds(firsttoken_writer, deltas)
+    assert bare_text == expected
+    assert ours_text == expected
+    ratio = ours_cpu / bare_cpu
+    print(f"\nrender guard: bare {bare_cpu:.2f} s CPU, ours {ours_cpu:.2f} s, ratio {ratio:.2f}")
+    assert ratio < MAX_RATIO, (
+        f"firsttoken's reply writer used {ours_cpu:.2f} s CPU vs {bare_cpu:.2f} s for a bare "
+        f"MarkdownStream on the same {REPLY_TOKENS}-token reply (ratio {ratio:.2f} >= "
+        f"{MAX_RATIO}): per-token work is back on the render path"
+    )
