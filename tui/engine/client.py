@@ -255,6 +255,7 @@ class ChatClient:
                 if cancel is not None and cancel.is_set():
                     attempt.abort("cancelled")
                 outcome, error = "eof", None
+                opened = False
                 while True:
                     item = await queue.get()
                     tag = item[0]
@@ -269,21 +270,21 @@ class ChatClient:
                         outcome, error = item[1], item[2]
                         break
                     elif tag == OPENED:
-                        pass  # headers only; TTFB waits for the first SSE event
+                        opened = True  # headers only; TTFB waits for the first SSE event
                 await attempt.wait_closed()
 
                 failure = None
                 if outcome == "error" and error is not None:
                     failure = self._classify(error)
-                    if reply.events_seen and failure.kind in ("connection", "dns"):
-                        # The stream was open and broke off (e.g. an incomplete chunked body):
-                        # that is an early end, not a failed request.
+                    if opened and failure.kind in ("connection", "dns"):
+                        # The stream was open and broke off (e.g. an incomplete chunked body, or
+                        # llama.cpp's empty answer to an over-long prompt): an early end, not a
+                        # failed connection, and not worth retrying.
                         outcome, failure = "eof", None
                 retry = (
                     failure is not None
                     and failure.retryable
-                    and reply.first_token_at is None
-                    and reply.events_seen == 0
+                    and not opened
                     and attempt_number < self.max_retries
                 )
                 if not retry or failure is None:

@@ -62,6 +62,13 @@ def _retry_after(headers: object) -> float | None:
 
 def _body_text(error: openai.APIStatusError) -> str:
     body = error.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        message = inner.get("message") if isinstance(inner, dict) else inner
+        code = inner.get("code") if isinstance(inner, dict) else None
+        if isinstance(message, str) and message:
+            # Keep the code: "context_length_exceeded" may only be in the code.
+            return f"{message} ({code})" if code else message
     if isinstance(body, (dict, list)):
         return json.dumps(body)
     if body is not None:
