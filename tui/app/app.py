@@ -1,0 +1,655 @@
+"""FirstTokenApp: the chat pane, the prompt and the live latency panel over the engine.
+
+Start-up is kept under half a second by importing nothing heavy here: the engine's client
+(openai) and the token counter's vocabulary are loaded by a thread worker after the first
+frame, which then creates the client and calls `list_models()` on the app's loop, so the
+keep-alive connection is open before the first Enter.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual import on, work
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Footer, Header, TextArea
+from textual.worker import Worker, WorkerState
+
+from tui.app.chat_session import ChatSession, TrimPreview
+from tui.app.request_runner import RequestRunner
+from tui.app.widgets.budget_gauge import BudgetFigures, BudgetGauge
+from tui.app.widgets.chat_log import ChatLog
+from tui.app.widgets.latency_panel import LatencyPanel, LiveFigures
+from tui.app.widgets.message_view import AssistantMessage, ErrorMessage, PlainMessage
+from tui.app.widgets.prompt_input import PromptInput
+from tui.app.widgets.reply_writer import ReplyWriter
+from tui.app.widgets.ttft_history import TtftHistory, TtftSample, format_ms
+from tui.engine.metrics import RequestRecord, RequestStatus
+
+if TYPE_CHECKING:
+    from tui.config import Config
+    from tui.engine.client import ChatClient
+    from tui.engine.endpoint import Endpoint
+    from tui.engine.events import Finished
+    from tui.engine.store import Store
+    from tui.engine.tokens import TokenCounter
+
+NARROW_WIDTH = 100  # below this many columns the side panel starts collapsed
+PREVIEW_DEBOUNCE_S = 0.15
+PANEL_TICK_S = 0.1  # the live counter's rate: 10 Hz, independent of the token rate
+
+RecordHook = Callable[[RequestRecord], RequestRecord]
+
+
+class FirstTokenApp(App[None]):
+    CSS_PATH = "app.tcss"
+    TITLE = "firsttoken"
+
+    # Keys chosen because terminals deliver them: no ctrl+s (flow control), no ctrl+m/i/h.
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "cancel", id="cancel"),
+        Binding("ctrl+t", "toggle_trimming", "trim", priority=True, id="toggle_trimming"),
+        Binding("f3,ctrl+o", "toggle_streaming", "stream", priority=True, id="toggle_streaming"),
+        Binding("f5,ctrl+r", "retry", "retry", priority=True, id="retry"),
+        Binding("ctrl+n", "new_chat", "new", priority=True, id="new_chat"),
+        Binding("f2", "switch_model", "model", id="switch_model"),
+        Binding("f6", "load_sample", "sample", priority=True, id="load_sample"),
+        Binding("f4", "switch_theme", "theme", show=False, id="switch_theme"),
+        Binding("f7", "copy_reply", "copy reply", show=False, priority=True, id="copy_reply"),
+        Binding("f8", "copy_code", "copy code", show=False, id="copy_code"),
+        Binding("f9", "system_prompt", "system prompt", show=False, id="system_prompt"),
+        Binding("f10,ctrl+b", "toggle_panel", "panel", show=False, id="toggle_panel"),
+        Binding("ctrl+up", "budget(1)", "budget +500", show=False, id="budget_up"),
+        Binding("ctrl+down", "budget(-1)", "budget -500", show=False, id="budget_down"),
+        Binding("f1", "help", "help", id="help"),
+        Binding("ctrl+q", "quit", "quit", show=False, priority=True, id="quit"),
+    ]
+
+    def __init__(
+        self,
+        config: Config,
+        endpoint: Endpoint,
+        *,
+        messages: list[dict[str, Any]] | None = None,
+        store: Store | None = None,
+        remember: bool = True,
+    ) -> None:
+        super().__init__()
+        self.config = config
+        self.endpoint = endpoint
+        self.session = ChatSession.from_config(config, messages)
+        self.store = store
+        self.remember = remember  # False in tests that must not touch preferences
+        self.counter: TokenCounter | None = None
+        self.client: ChatClient | None = None
+        self.models: list[str] = list(config.models) or [config.model]
+        self.runner: RequestRunner | None = None
+        self.preview: TrimPreview | None = None
+        self.last_record: RequestRecord | None = None
+        self._ready_at: float | None = None
+        self._preview_timer: Timer | None = None
+        self._panel_forced: bool | None = None  # the user's toggle beats the width rule
+        self._last_width: int | None = None
+        # Test-only hooks: snapshots replace wall-clock figures with fixed ones.
+        self.record_hook: RecordHook | None = None
+        self.live_panel = True
+        from tui.app.preferences import Preferences, PromptHistory
+
+        self.preferences = Preferences.load() if remember else Preferences()
+        self.prompt_history = PromptHistory() if remember else None
+
+    # -- layout ------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Header(show_clock=False, icon="◷")
+        with Horizontal(id="main"):
+            with Vertical(id="chat-column"):
+                yield ChatLog(id="chat")
+                history = self.prompt_history.entries if self.prompt_history else []
+                prompt = PromptInput(history=history, id="prompt")
+                prompt.border_title = "message"
+                prompt.border_subtitle = "enter send · ctrl+j newline · ↑ history"
+                yield prompt
+            yield LatencyPanel(self.config.thresholds(), id="panel")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._load_themes()
+        self.sub_title = self._endpoint_label()
+        panel = self.query_one(LatencyPanel)
+        panel.show_idle()
+        panel.show_endpoint(self.session.model, self._host(), self.endpoint.simulated)
+        self._show_switches()
+        panel.show_prompt(None, False)
+        if self.session.messages:
+            self.query_one(ChatLog).add_messages(self.session.messages)
+        self.set_interval(PANEL_TICK_S, self._tick)
+        self.query_one(PromptInput).focus()
+        self.theme_changed_signal.subscribe(self, self._on_theme_changed)
+        self._warm_up()
+
+    def _host(self) -> str:
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(self.endpoint.base_url)
+        return parts.netloc or self.endpoint.base_url
+
+    def _endpoint_label(self) -> str:
+        simulated = " (simulated)" if self.endpoint.simulated else ""
+        return f"{self.session.model} · {self._host()}{simulated}"
+
+    # -- themes ------------------------------------------------------------------------------
+
+    def _load_themes(self) -> None:
+        try:
+            from tui.app.themes import DEFAULT_THEME, load_themes
+        except ImportError:  # the theme loader is optional for the app to run
+            return
+        result = load_themes()
+        themes = getattr(result, "themes", None)
+        errors = getattr(result, "errors", None)
+        if themes is None:  # the older (themes, errors) tuple form
+            themes, errors = result  # type: ignore[misc]
+        for theme in themes:
+            self.register_theme(theme)
+        for error in errors or []:
+            self.notify(error, title="theme file skipped", severity="warning", timeout=8)
+        wanted = self.preferences.theme or DEFAULT_THEME
+        if wanted in self.available_themes:
+            self.theme = wanted
+
+    def _on_theme_changed(self, _theme: object) -> None:
+        # Rich styles in the panel captured the old colours: re-render them once.
+        panel = self.query_one(LatencyPanel)
+        panel._shown.clear()
+        panel.query_one(BudgetGauge).figures = None
+        self._refresh_panel()
+        if self.remember and self.preferences.theme != self.theme:
+            self.preferences.theme = self.theme
+            self.preferences.save()
+
+    # -- warm-up: heavy imports and the first connection, off the UI thread -------------------
+
+    @work(thread=True, exclusive=True, group="warm-up")
+    def _warm_up(self) -> TokenCounter:
+        from tui.engine import client as _client  # noqa: F401  (imports openai: ~0.9 s)
+        from tui.engine import request_builder as _builder  # noqa: F401
+        from tui.engine import trim as _trim  # noqa: F401
+        from tui.engine.tokens import get_counter
+
+        return get_counter(self.session.model).load()
+
+    @on(Worker.StateChanged)
+    def _worker_changed(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        if worker.group != "warm-up":
+            return
+        if event.state == WorkerState.SUCCESS:
+            from tui.engine.endpoint import client_for
+
+            self.counter = worker.result
+            self.client = client_for(self.config, self.endpoint, self.counter)
+            self._ready_at = time.perf_counter()
+            self._connect()
+            self._update_preview()
+        elif event.state == WorkerState.ERROR:
+            self.notify(f"cannot start the engine: {worker.error}", severity="error")
+
+    @work(exclusive=True, group="models")
+    async def _connect(self) -> None:
+        """list_models() opens the keep-alive connection and fills the model picker."""
+        assert self.client is not None
+        try:
+            models = await self.client.list_models()
+        except Exception:  # ClientError: the configured list stays; the first send reports it
+            return
+        if models:
+            self.models = sorted(set(models) | set(self.config.models))
+
+    # -- the panel -------------------------------------------------------------------------
+
+    def _tick(self) -> None:
+        runner = self.runner
+        if runner is None or runner.state.finished is not None or not self.live_panel:
+            return
+        state = runner.state
+        now = time.perf_counter()
+        start = state.started_at if state.started_at is not None else state.sent_at
+        ttft = None if state.first_token_at is None else (state.first_token_at - start) * 1000
+        ttfb = None if state.first_byte_at is None else (state.first_byte_at - start) * 1000
+        decode = 0.0
+        if state.first_token_at is not None and state.last_token_at is not None:
+            decode = state.last_token_at - state.first_token_at
+        self.query_one(LatencyPanel).show_live(
+            LiveFigures(
+                elapsed_ms=(now - start) * 1000,
+                ttfb_ms=ttfb,
+                ttft_ms=ttft,
+                tokens=state.tokens,
+                decode_s=decode,
+                retries=state.retries,
+                streamed=runner.request.stream,
+            )
+        )
+
+    def _show_switches(self) -> None:
+        s = self.session
+        self.query_one(LatencyPanel).show_switches(
+            trimming=s.trim_enabled,
+            streaming=s.streaming,
+            strategy=s.strategy,
+            budget=s.budget,
+            reserve=self.config.reserve_for_output,
+        )
+
+    def _refresh_panel(self) -> None:
+        panel = self.query_one(LatencyPanel)
+        if self.last_record is not None:
+            panel.show_record(self.last_record)
+        else:
+            panel.show_idle()
+        panel.show_endpoint(self.session.model, self._host(), self.endpoint.simulated)
+        self._show_switches()
+        self._show_preview()
+        panel.query_one(TtftHistory).refresh_view()
+
+    # -- the trim preview ------------------------------------------------------------------
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        if not isinstance(event.text_area, PromptInput):
+            return
+        if self._preview_timer is not None:
+            self._preview_timer.stop()
+        self._preview_timer = self.set_timer(PREVIEW_DEBOUNCE_S, self._update_preview)
+
+    def _update_preview(self) -> None:
+        if self.counter is None:
+            return
+        draft = self.query_one(PromptInput).text
+        self.preview = self.session.preview(draft, self.counter)
+        self._show_preview()
+
+    def _show_preview(self) -> None:
+        preview = self.preview
+        panel = self.query_one(LatencyPanel)
+        if preview is None:
+            return
+        self.query_one(ChatLog).mark_dropped(set(preview.dropped_indices))
+        actual = self.last_record.prompt_tokens_usage if self.last_record else None
+        panel.show_prompt(
+            preview.tokens_after,
+            preview.exact,
+            actual=actual,
+            dropped_messages=len(preview.dropped_indices),
+            dropped_tokens=preview.dropped_tokens,
+            trimming=preview.trimming,
+        )
+        panel.query_one(BudgetGauge).show(
+            BudgetFigures(
+                tokens_before=preview.tokens_before,
+                tokens_after=preview.tokens_after,
+                budget=preview.budget,
+                reserve=self.config.reserve_for_output,
+                exact=preview.exact,
+                trimming=preview.trimming,
+            )
+        )
+
+    # -- sending -----------------------------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        return self.runner is not None and self.runner.state.finished is None
+
+    @on(PromptInput.Submitted)
+    def _submitted(self, event: PromptInput.Submitted) -> None:
+        if self.busy:
+            self.notify("a reply is still streaming: esc cancels it", severity="warning")
+            return
+        if self.prompt_history is not None:
+            self.prompt_history.append(event.text)
+        event.prompt_input.clear_prompt()
+        index = self.session.add_user(event.text)
+        self.query_one(ChatLog).add_message(index, self.session.messages[index])
+        self._save_message(self.session.messages[index])  # saved before the request is sent
+        self._send()
+
+    def _save_message(self, message: dict[str, Any]) -> None:
+        if self.store is None:
+            return
+        try:
+            if self.session.chat_id is None:
+                title = str(message.get("content") or "chat")[:60]
+                self.session.chat_id = self.store.new_chat(title, self.session.model)
+                for earlier in self.session.messages[:-1]:
+                    self.store.add_message(self.session.chat_id, earlier)
+            self.store.add_message(self.session.chat_id, message)
+        except Exception as error:  # history is not worth losing the reply over
+            self.notify(f"history not saved: {error}", severity="warning")
+
+    @work(exclusive=True, group="request")
+    async def _send(self) -> None:
+        if self.client is None or self.counter is None:
+            # The first Enter came before the warm-up finished: wait for it (rare; ~0.3 s).
+            waiter = next((w for w in self.workers if w.group == "warm-up"), None)
+            if waiter is not None:
+                await waiter.wait()
+            while self.client is None:
+                await self._sleep(0.01)
+        request = self.session.build_request(self.counter)  # type: ignore[arg-type]
+        chat = self.query_one(ChatLog)
+        view = chat.add_assistant(len(self.session.messages), self.session.model)
+        view.set_status("waiting for the first token…")
+        view.add_class("-streaming")
+        runner = RequestRunner(self.client, request, ReplyWriter(view.markdown))
+        self.runner = runner
+        self._tick()
+        try:
+            finished = await runner.run()
+        except Exception as error:  # the engine promises Finished; never let the app die
+            view.remove()
+            chat.add_error("unexpected", f"{type(error).__name__}: {error}")
+            self.runner = None
+            return
+        view.remove_class("-streaming")
+        await self._finished(view, finished)
+
+    async def _sleep(self, seconds: float) -> None:
+        import asyncio
+
+        await asyncio.sleep(seconds)
+
+    async def _finished(self, view: AssistantMessage, finished: Finished) -> None:
+        record = finished.record
+        if self.record_hook is not None:
+            record = self.record_hook(record)
+        self.last_record = record
+        chat = self.query_one(ChatLog)
+        text = finished.text
+        status = record.status
+        if text:
+            view.message_index = self.session.add_assistant(text)
+            view.set_status(self._reply_status(record))
+            if status != RequestStatus.OK:
+                view.add_class(f"-{status.value}")
+        else:
+            await view.remove()
+        if status in (RequestStatus.ERROR, RequestStatus.STALLED, RequestStatus.ENDED_EARLY):
+            chat.add_error(record.error_kind or status.value, record.error_message or status.value)
+        panel = self.query_one(LatencyPanel)
+        panel.show_record(record)
+        if record.ttft_ms is not None and status != RequestStatus.ERROR:
+            prompt_tokens = record.prompt_tokens_usage or record.tokens_after
+            panel.query_one(TtftHistory).add(
+                TtftSample(record.ttft_ms, record.trim_enabled, record.streamed, prompt_tokens)
+            )
+        self._save_reply(record, text)
+        self._update_preview()
+
+    def _reply_status(self, record: RequestRecord) -> str:
+        parts = []
+        if record.status == RequestStatus.CANCELLED:
+            parts.append("⊘ cancelled")
+        elif record.status != RequestStatus.OK:
+            parts.append(f"⚠ {record.status.value.replace('_', ' ')}")
+        if record.ttft_ms is not None:
+            label = "TTFT" if record.streamed else "TTFT=total"
+            parts.append(f"{label} {format_ms(record.ttft_ms)}")
+        if record.total_ms is not None and record.streamed:
+            parts.append(f"total {format_ms(record.total_ms)}")
+        if record.output_tokens:
+            parts.append(f"{record.output_tokens} tok")
+        return " · ".join(parts)
+
+    def _save_reply(self, record: RequestRecord, text: str) -> None:
+        if self.store is None:
+            return
+        try:
+            if text and self.session.chat_id is not None:
+                self.store.add_message(self.session.chat_id, {"role": "assistant", "content": text})
+            self.store.save_record(record, text, chat_id=self.session.chat_id)
+        except Exception as error:
+            self.notify(f"history not saved: {error}", severity="warning")
+
+    # -- actions -----------------------------------------------------------------------------
+
+    def action_cancel(self) -> None:
+        if self.busy and self.runner is not None:
+            self.runner.cancel()
+
+    def action_toggle_trimming(self) -> None:
+        self.session.trim_enabled = not self.session.trim_enabled
+        self._show_switches()
+        self._update_preview()
+        state = "on" if self.session.trim_enabled else "off"
+        self.notify(f"trimming {state} for the next request", timeout=2)
+
+    def action_toggle_streaming(self) -> None:
+        self.session.streaming = not self.session.streaming
+        self._show_switches()
+        state = "on" if self.session.streaming else "off"
+        self.notify(f"streaming {state} for the next request", timeout=2)
+
+    def action_budget(self, steps: int) -> None:
+        self.session.change_budget(steps)
+        self._show_switches()
+        self._update_preview()
+
+    def action_retry(self) -> None:
+        if self.busy:
+            return
+        prompt = self.session.drop_last_reply()
+        if prompt is None:
+            self.notify("nothing to retry yet", severity="warning")
+            return
+        chat = self.query_one(ChatLog)
+        # Remove the old reply / error blocks after the last user message.
+        for child in reversed(list(chat.children)):
+            if isinstance(child, PlainMessage):
+                break
+            if isinstance(child, (AssistantMessage, ErrorMessage)):
+                child.remove()
+        self._send()
+
+    async def action_new_chat(self) -> None:
+        if self.busy and self.runner is not None:
+            self.runner.cancel()
+        system = self.session.system_prompt
+        self.session.messages = []
+        if system:
+            self.session.set_system_prompt(system)
+        self.session.chat_id = None
+        self.last_record = None
+        chat = self.query_one(ChatLog)
+        await chat.clear_chat()
+        if self.session.messages:
+            chat.add_messages(self.session.messages)
+        self.query_one(TtftHistory).clear()
+        self._refresh_panel()
+        self._update_preview()
+
+    async def action_load_sample(self) -> None:
+        if self.busy:
+            return
+        try:
+            from tui.app.sample_conversation import bloated_sample
+        except ImportError:  # TODO: remove once the sample module is always present
+            self.notify("the sample conversation is not available", severity="error")
+            return
+        await self.load_messages(bloated_sample())
+        self.notify("bloated sample loaded: send once with trimming off (ctrl+t), once on")
+
+    async def load_messages(self, messages: list[dict[str, Any]]) -> None:
+        self.session.messages = list(messages)
+        self.session.chat_id = None
+        chat = self.query_one(ChatLog)
+        await chat.remove_children()
+        chat.add_messages(self.session.messages)
+        self._update_preview()
+
+    def action_switch_model(self) -> None:
+        try:
+            from tui.app.screens.model_picker import ModelPicker
+        except ImportError:  # TODO: fallback until the picker lands: cycle through the list
+            models = self.models
+            i = models.index(self.session.model) if self.session.model in models else -1
+            self._set_model(models[(i + 1) % len(models)])
+            return
+        self.push_screen(ModelPicker(self.models, self.session.model), self._set_model)
+
+    def _set_model(self, model: str | None) -> None:
+        if not model or model == self.session.model:
+            return
+        self.session.model = model
+        self.sub_title = self._endpoint_label()
+        self.query_one(LatencyPanel).show_endpoint(model, self._host(), self.endpoint.simulated)
+        try:
+            from tui.engine.tokens import get_counter
+
+            self.counter = get_counter(model)
+        except ImportError:
+            pass
+        self._update_preview()
+        self.notify(f"model: {model}", timeout=2)
+
+    def action_switch_theme(self) -> None:
+        self.action_change_theme()
+
+    def action_copy_reply(self) -> None:
+        reply = self._last_reply_text()
+        if reply is None:
+            self.notify("no reply to copy yet", severity="warning")
+            return
+        self.copy_to_clipboard(reply)
+        self.notify(f"copied the last reply ({len(reply):,} characters)", timeout=2)
+
+    def action_copy_code(self) -> None:
+        from tui.app.code_blocks import last_code_block
+
+        reply = self._last_reply_text()
+        code = last_code_block(reply) if reply else None
+        if code is None:
+            self.notify("the last reply has no code block", severity="warning")
+            return
+        self.copy_to_clipboard(code)
+        self.notify(f"copied the last code block ({len(code.splitlines())} lines)", timeout=2)
+
+    def _last_reply_text(self) -> str | None:
+        for message in reversed(self.session.messages):
+            if message.get("role") == "assistant" and message.get("content"):
+                return str(message["content"])
+        return None
+
+    def action_system_prompt(self) -> None:
+        try:
+            from tui.app.screens.system_prompt import SystemPromptScreen
+        except ImportError:  # TODO: until the editor screen lands
+            self.notify("the system prompt editor is not available", severity="error")
+            return
+        self.push_screen(SystemPromptScreen(self.session.system_prompt or ""), self._set_system)
+
+    def _set_system(self, text: str | None) -> None:
+        if text is None:
+            return
+        self.session.set_system_prompt(text.strip())
+        self.call_later(self._reload_chat)
+
+    async def _reload_chat(self) -> None:
+        chat = self.query_one(ChatLog)
+        await chat.remove_children()
+        if self.session.messages:
+            chat.add_messages(self.session.messages)
+        else:
+            chat.show_welcome()
+        self._update_preview()
+
+    def action_toggle_panel(self) -> None:
+        visible = not self.query_one(LatencyPanel).display
+        self._panel_forced = visible
+        self._set_panel(visible)
+
+    def _set_panel(self, visible: bool) -> None:
+        self.query_one(LatencyPanel).display = visible
+
+    def on_resize(self, event: Any) -> None:
+        width = self.size.width
+        if self._panel_forced is None:
+            self._set_panel(width >= NARROW_WIDTH)
+        self._last_width = width
+
+    def action_help(self) -> None:
+        try:
+            from tui.app.screens.help import HelpScreen
+        except ImportError:  # TODO: until the help screen lands, list the keys in a notice
+            lines = [f"{b.key}: {b.description}" for b in self._all_bindings()]
+            self.notify("\n".join(lines), title="keys", timeout=15)
+            return
+        self.push_screen(HelpScreen(self._all_bindings()))
+
+    def _all_bindings(self) -> list[Binding]:
+        own = [b for b in self.BINDINGS if isinstance(b, Binding)]
+        return [*PromptInput.BINDINGS, *own]  # type: ignore[list-item]
+
+    # -- the command palette: every binding, by its id -------------------------------------
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        commands: list[tuple[str, str, Callable[[], Any]]] = [
+            ("Send", "send the prompt (enter)", self._palette_send),
+            ("Cancel generation", "stop the reply, keep what arrived (esc)", self.action_cancel),
+            (
+                "Toggle trimming",
+                "trim the next request to the budget (ctrl+t)",
+                self.action_toggle_trimming,
+            ),
+            (
+                "Toggle streaming",
+                "stream the next reply (f3 / ctrl+o)",
+                self.action_toggle_streaming,
+            ),
+            ("Retry last request", "send the last prompt again (f5 / ctrl+r)", self.action_retry),
+            ("New chat", "clear the conversation (ctrl+n)", self.action_new_chat),
+            ("Switch model", "pick a model from /v1/models (f2)", self.action_switch_model),
+            ("Switch theme", "pick a theme (f4)", self.action_switch_theme),
+            (
+                "Load bloated sample conversation",
+                "demo trimming in one keystroke (f6)",
+                self.action_load_sample,
+            ),
+            ("Copy last reply", "to the clipboard (f7)", self.action_copy_reply),
+            ("Copy last code block", "of the last reply (f8)", self.action_copy_code),
+            ("Set system prompt", "for this chat (f9)", self.action_system_prompt),
+            (
+                "Toggle side panel",
+                "show or hide the latency panel (f10 / ctrl+b)",
+                self.action_toggle_panel,
+            ),
+            (
+                "Budget +500",
+                "raise the prompt token budget (ctrl+up)",
+                lambda: self.action_budget(1),
+            ),
+            (
+                "Budget -500",
+                "lower the prompt token budget (ctrl+down)",
+                lambda: self.action_budget(-1),
+            ),
+            ("Help", "every key (f1)", self.action_help),
+        ]
+        for title, help_text, callback in commands:
+            yield SystemCommand(title, help_text, callback)
+        yield from super().get_system_commands(screen)
+
+    def _palette_send(self) -> None:
+        self.query_one(PromptInput).action_submit()
+
+    async def on_unmount(self) -> None:
+        if self.client is not None:
+            with contextlib.suppress(Exception):
+                await self.client.aclose()

@@ -1,0 +1,161 @@
+"""UI-free chat state: the messages, the switches, the trim preview and send bookkeeping.
+
+The engine's trimmer and token counter are imported lazily (tiktoken's vocabulary is loaded off
+the UI thread by the app's warm-up), so importing this module costs nothing at start.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tui.config import Config
+    from tui.engine.client import ChatRequest
+    from tui.engine.tokens import TokenCounter
+
+BUDGET_STEP = 500
+MIN_BUDGET = 500
+
+
+@dataclass(frozen=True)
+class TrimPreview:
+    """What the next request would carry if sent now with `draft` as the latest user message."""
+
+    tokens_before: int
+    tokens_after: int
+    budget: int
+    exact: bool
+    trimming: bool
+    dropped_indices: frozenset[int]  # indices into ChatSession.messages
+    dropped_tokens: int
+    over_budget: bool
+
+
+@dataclass
+class ChatSession:
+    config: Config
+    model: str
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    trim_enabled: bool = True
+    streaming: bool = True
+    budget: int = 0
+    chat_id: int | None = None  # the Store's chat, created on the first send
+
+    @classmethod
+    def from_config(
+        cls, config: Config, messages: list[dict[str, Any]] | None = None
+    ) -> ChatSession:
+        return cls(
+            config=config,
+            model=config.model,
+            messages=list(messages or []),
+            trim_enabled=config.trim_enabled_by_default,
+            streaming=config.streaming,
+            budget=config.token_budget,
+        )
+
+    @property
+    def strategy(self) -> str:
+        # With strategy "none" in the config, switching trimming on uses the default strategy.
+        return self.config.trim_strategy if self.config.trim_strategy != "none" else "priority"
+
+    def change_budget(self, steps: int) -> None:
+        self.budget = max(MIN_BUDGET, self.budget + steps * BUDGET_STEP)
+
+    # -- the system prompt ----------------------------------------------------------------
+
+    @property
+    def system_prompt(self) -> str | None:
+        if self.messages and self.messages[0].get("role") == "system":
+            return str(self.messages[0].get("content") or "")
+        return None
+
+    def set_system_prompt(self, text: str) -> None:
+        """Replace (or insert, or with "" remove) the leading system message."""
+        has = bool(self.messages) and self.messages[0].get("role") == "system"
+        if text and has:
+            self.messages[0] = {"role": "system", "content": text}
+        elif text:
+            self.messages.insert(0, {"role": "system", "content": text})
+        elif has:
+            del self.messages[0]
+
+    # -- trimming ----------------------------------------------------------------------------
+
+    def _policy(self) -> Any:
+        from dataclasses import replace
+
+        policy = self.config.trim_policy()
+        if policy.strategy == "none":
+            policy = replace(policy, strategy="priority")
+        return policy
+
+    def preview(self, draft: str, counter: TokenCounter) -> TrimPreview:
+        """Trim (or count) the messages plus the draft exactly as the next send would."""
+        from tui.engine.trim import trim
+
+        candidate = list(self.messages)
+        if draft.strip():
+            candidate.append({"role": "user", "content": draft})
+        if not self.trim_enabled:
+            total = counter.count_messages(candidate)
+            return TrimPreview(
+                tokens_before=total,
+                tokens_after=total,
+                budget=self.budget,
+                exact=counter.exact,
+                trimming=False,
+                dropped_indices=frozenset(),
+                dropped_tokens=0,
+                over_budget=total > self.budget,
+            )
+        result = trim(candidate, self.budget, self._policy(), counter)
+        dropped = frozenset(d.index for d in result.dropped if d.index < len(self.messages))
+        return TrimPreview(
+            tokens_before=result.tokens_before,
+            tokens_after=result.tokens_after,
+            budget=self.budget,
+            exact=counter.exact,
+            trimming=True,
+            dropped_indices=dropped,
+            dropped_tokens=result.tokens_before - result.tokens_after,
+            over_budget=result.over_budget,
+        )
+
+    # -- sending -----------------------------------------------------------------------------
+
+    def add_user(self, text: str) -> int:
+        self.messages.append({"role": "user", "content": text})
+        return len(self.messages) - 1
+
+    def add_assistant(self, text: str) -> int:
+        self.messages.append({"role": "assistant", "content": text})
+        return len(self.messages) - 1
+
+    def build_request(self, counter: TokenCounter) -> ChatRequest:
+        """The request for the current messages, with this chat's switches, model and budget."""
+        from tui.engine.request_builder import build_request
+
+        config = self.config
+        if config.trim_strategy == "none" and self.trim_enabled:
+            from dataclasses import replace
+
+            config = replace(config, trim_strategy="priority")
+        return build_request(
+            self.messages,
+            config,
+            counter,
+            trim_enabled=self.trim_enabled,
+            stream=self.streaming,
+            model=self.model,
+            budget=self.budget,
+        )
+
+    def drop_last_reply(self) -> str | None:
+        """For retry: remove the trailing assistant reply; the last user prompt, if any."""
+        if self.messages and self.messages[-1].get("role") == "assistant":
+            self.messages.pop()
+        if self.messages and self.messages[-1].get("role") == "user":
+            return str(self.messages[-1].get("content") or "")
+        return None

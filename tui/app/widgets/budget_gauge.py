@@ -1,0 +1,76 @@
+"""Prompt tokens against the budget, with reserve_for_output drawn after it.
+
+One line bar: the kept prompt (solid), what trimming drops (hatched), the free budget, and the
+output reserve; then the figures, before -> after trimming.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.widgets import Static
+
+
+@dataclass(frozen=True)
+class BudgetFigures:
+    tokens_before: int  # the whole prompt if sent untrimmed
+    tokens_after: int  # what trimming keeps (== before when trimming is off)
+    budget: int
+    reserve: int
+    exact: bool
+    trimming: bool
+
+
+def _fmt(n: int) -> str:
+    return f"{n:,}"
+
+
+class BudgetGauge(Static):
+    DEFAULT_CSS = "BudgetGauge { height: auto; }"
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__("", **kwargs)  # type: ignore[arg-type]
+        self.figures: BudgetFigures | None = None
+
+    def show(self, figures: BudgetFigures | None) -> None:
+        if figures == self.figures:
+            return
+        self.figures = figures
+        self.update(self._render_figures(figures))
+
+    def on_resize(self) -> None:
+        self.update(self._render_figures(self.figures))
+
+    def _render_figures(self, f: BudgetFigures | None) -> Text:
+        if f is None:
+            return Text("counting tokens…", style="dim")
+        width = max(10, self.content_size.width or 30)
+        scale = max(f.budget + f.reserve, f.tokens_before, 1)
+
+        def cells(n: int) -> int:
+            return round(n / scale * width)
+
+        kept = cells(f.tokens_after)
+        dropped = max(0, cells(f.tokens_before) - kept)
+        over = f.tokens_after > f.budget
+        reserve = cells(f.reserve)
+        free = max(0, width - kept - dropped - reserve)
+        theme = self.app.current_theme
+        bar = Text()
+        bar.append("█" * kept, style=theme.error if over else theme.primary)
+        bar.append("░" * dropped, style=theme.warning or "yellow")
+        bar.append("·" * free, style="dim")
+        bar.append("▒" * max(0, width - kept - dropped - free), style=theme.secondary or "blue")
+        approx = "" if f.exact else "≈"
+        line = Text()
+        if f.trimming and f.tokens_before != f.tokens_after:
+            line.append(f"{approx}{_fmt(f.tokens_before)} → ")
+            line.append(f"{_fmt(f.tokens_after)}", style="bold")
+        else:
+            line.append(f"{approx}{_fmt(f.tokens_after)}", style="bold")
+        line.append(f" / {_fmt(f.budget)} budget", style="dim")
+        if over:
+            line.append("  over!", style=f"bold {theme.error}")
+        reserve_line = Text(f"+ {_fmt(f.reserve)} reserved for output", style="dim")
+        return Text("\n").join([bar, line, reserve_line])

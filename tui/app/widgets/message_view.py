@@ -1,0 +1,94 @@
+"""One block per chat message: user, assistant (streamed Markdown), system/tool, error.
+
+Every block remembers `message_index`, its position in the session's message list, so the
+trim preview can mark exactly the messages trimming would drop (class `-dropped`).
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Markdown, Static
+
+DROPPED_MARK = "✂ dropped by trimming"
+
+
+def message_text(message: dict) -> str:
+    """The visible text of an OpenAI-format message (content may be None or a parts list)."""
+    content = message.get("content")
+    if isinstance(content, list):
+        content = "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    text = str(content) if content else ""
+    calls = message.get("tool_calls") or []
+    names = [str((call.get("function") or {}).get("name", "?")) for call in calls]
+    if names:
+        text = (text + "\n" if text else "") + "→ tool call: " + ", ".join(names)
+    return text or "(empty)"
+
+
+class MessageView(Vertical):
+    """Base block: a titled border; `-dropped` dims it and names the reason."""
+
+    ROLE_TITLE = "message"
+
+    def __init__(self, message_index: int | None, *, classes: str = "") -> None:
+        super().__init__(classes=f"message {classes}".strip())
+        self.message_index = message_index
+        self.border_title = self.ROLE_TITLE
+        self._subtitle = ""
+
+    def set_dropped(self, dropped: bool) -> None:
+        if dropped == self.has_class("-dropped"):
+            return
+        self.set_class(dropped, "-dropped")
+        self.border_subtitle = DROPPED_MARK if dropped else self._subtitle
+
+    def set_status(self, status: str) -> None:
+        self._subtitle = status
+        if not self.has_class("-dropped"):
+            self.border_subtitle = status
+
+
+class PlainMessage(MessageView):
+    """User, system and tool messages: plain text (cheap, even for a long loaded history)."""
+
+    def __init__(self, message_index: int | None, role: str, text: str) -> None:
+        self.ROLE_TITLE = {"user": "you", "system": "system", "tool": "tool result"}.get(role, role)
+        super().__init__(message_index, classes=f"-{role}")
+        self._text = text
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._text, markup=False, classes="body")
+
+
+class AssistantMessage(MessageView):
+    """An assistant reply; while streaming, ReplyWriter appends to `self.markdown`."""
+
+    ROLE_TITLE = "assistant"
+
+    def __init__(self, message_index: int | None, text: str = "", model: str = "") -> None:
+        super().__init__(message_index, classes="-assistant")
+        if model:
+            self.border_title = f"assistant · {model}"
+        self.markdown = Markdown(text, classes="body")
+
+    def compose(self) -> ComposeResult:
+        yield self.markdown
+
+    @property
+    def source(self) -> str:
+        return self.markdown.source
+
+
+class ErrorMessage(MessageView):
+    """A failed request: the engine's one-line hint, in the theme's error colour."""
+
+    ROLE_TITLE = "error"
+
+    def __init__(self, kind: str, hint: str) -> None:
+        super().__init__(None, classes="-error")
+        self.border_title = f"✗ {kind.replace('_', ' ')}" if kind else "✗ error"
+        self._hint = hint
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._hint, markup=False, classes="body")

@@ -1,0 +1,91 @@
+"""The multi-line prompt: Enter sends, ctrl+j (or shift+enter) inserts a newline,
+Up/Down on the first/last line recall earlier prompts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.widgets import TextArea
+
+
+class PromptInput(TextArea):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "submit", "send", show=True, priority=True, id="send"),
+        # ctrl+j arrives as a plain line feed in every terminal; shift+enter only where the
+        # terminal reports it (kitty protocol, some others).
+        Binding("ctrl+j,shift+enter", "newline", "newline", show=False, id="newline"),
+    ]
+
+    @dataclass
+    class Submitted(Message):
+        prompt_input: PromptInput
+        text: str
+
+    def __init__(self, history: list[str] | None = None, **kwargs: object) -> None:
+        super().__init__(
+            soft_wrap=True,
+            show_line_numbers=False,
+            tab_behavior="focus",
+            compact=True,
+            highlight_cursor_line=False,
+            **kwargs,  # type: ignore[arg-type]
+        )
+        self.prompts: list[str] = list(history or [])
+        self._recall_index: int | None = None  # position in history while recalling
+        self._draft = ""  # what was typed before recalling started
+
+    def action_submit(self) -> None:
+        text = self.text.strip()
+        if not text:
+            return
+        if not self.prompts or self.prompts[-1] != text:
+            self.prompts.append(text)
+        self._recall_index = None
+        self.post_message(self.Submitted(self, text))
+
+    def action_newline(self) -> None:
+        self.insert("\n")
+
+    def action_cursor_up(self, select: bool = False) -> None:
+        if not select and self.cursor_location[0] == 0 and self._recall(-1):
+            return
+        super().action_cursor_up(select)
+
+    def action_cursor_down(self, select: bool = False) -> None:
+        last_row = self.document.line_count - 1
+        if not select and self.cursor_location[0] == last_row and self._recall(+1):
+            return
+        super().action_cursor_down(select)
+
+    def _recall(self, step: int) -> bool:
+        if not self.prompts:
+            return False
+        if self._recall_index is None:
+            if step > 0:
+                return False
+            self._draft = self.text
+            index = len(self.prompts) - 1
+        else:
+            index = self._recall_index + step
+        if index < 0:
+            return True  # at the oldest prompt: stay, but swallow the key
+        if index >= len(self.prompts):
+            self._recall_index = None
+            self._set(self._draft)
+            return True
+        self._recall_index = index
+        self._set(self.prompts[index])
+        return True
+
+    def _set(self, text: str) -> None:
+        self.text = text
+        last = self.document.line_count - 1
+        self.move_cursor((last, len(self.document.get_line(last))))
+
+    def clear_prompt(self) -> None:
+        self._recall_index = None
+        self._draft = ""
+        self.text = ""

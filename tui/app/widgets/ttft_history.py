@@ -1,0 +1,75 @@
+"""The last TTFTs of this chat as a sparkline, plus the last two side by side (the trimming
+off vs on demo: send once each way and compare)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Sparkline, Static
+
+HISTORY_LENGTH = 30
+
+
+@dataclass(frozen=True)
+class TtftSample:
+    ttft_ms: float
+    trimmed: bool
+    streamed: bool
+    prompt_tokens: int | None
+
+
+def format_ms(ms: float | None) -> str:
+    if ms is None:
+        return "—"
+    if ms >= 10_000:
+        return f"{ms / 1000:.1f} s"
+    if ms >= 1_000:
+        return f"{ms / 1000:.2f} s"
+    return f"{ms:.0f} ms"
+
+
+class TtftHistory(Vertical):
+    DEFAULT_CSS = """
+    TtftHistory { height: auto; }
+    TtftHistory Sparkline { height: 2; }
+    TtftHistory #compare { height: auto; }
+    """
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.samples: list[TtftSample] = []
+
+    def compose(self) -> ComposeResult:
+        yield Sparkline([], id="spark")
+        yield Static(Text("no requests yet", style="dim"), id="compare")
+
+    def add(self, sample: TtftSample) -> None:
+        self.samples.append(sample)
+        del self.samples[:-HISTORY_LENGTH]
+        self.refresh_view()
+
+    def clear(self) -> None:
+        self.samples.clear()
+        self.refresh_view()
+
+    def refresh_view(self) -> None:
+        self.query_one("#spark", Sparkline).data = [s.ttft_ms for s in self.samples]
+        compare = self.query_one("#compare", Static)
+        if not self.samples:
+            compare.update(Text("no requests yet", style="dim"))
+            return
+        text = Text()
+        last_two = self.samples[-2:]
+        for label, sample in zip(("prev", "last"), last_two[-2:], strict=False):
+            if len(last_two) == 1:
+                label = "last"
+            trim = "trim on " if sample.trimmed else "trim off"
+            tokens = f" {sample.prompt_tokens:,} tok" if sample.prompt_tokens else ""
+            text.append(f"{label:<5}", style="dim")
+            text.append(f"{format_ms(sample.ttft_ms):>8}", style="bold")
+            text.append(f"  {trim}{tokens}\n", style="dim")
+        text.rstrip()
+        compare.update(text)

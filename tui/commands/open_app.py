@@ -1,0 +1,94 @@
+"""`firsttoken` with no subcommand: open the chat app (optionally with --messages FILE.json)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tui.config import Config
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+ROLES = frozenset({"system", "user", "assistant", "tool", "developer"})
+
+
+class MessagesFileError(ValueError):
+    """One line naming the file and what is wrong with it."""
+
+
+def load_messages(path: Path) -> list[dict[str, Any]]:
+    """An OpenAI-format message list from a JSON file (a list, or {"messages": [...]})."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise MessagesFileError(f"{path}: no such file (--messages)") from None
+    except OSError as error:
+        raise MessagesFileError(f"{path}: cannot read it ({error.strerror})") from None
+    except UnicodeDecodeError:
+        raise MessagesFileError(f"{path}: not UTF-8 text") from None
+    except json.JSONDecodeError as error:
+        raise MessagesFileError(
+            f"{path}:{error.lineno}:{error.colno}: not valid JSON ({error.msg})"
+        ) from None
+    if isinstance(data, dict) and isinstance(data.get("messages"), list):
+        data = data["messages"]
+    if not isinstance(data, list):
+        raise MessagesFileError(
+            f"{path}: expected a JSON list of chat messages "
+            '([{"role": "user", "content": "..."}]), got a JSON ' + type(data).__name__
+        )
+    for i, message in enumerate(data):
+        if not isinstance(message, dict):
+            raise MessagesFileError(f"{path}: message [{i}] is not an object")
+        role = message.get("role")
+        if role not in ROLES:
+            raise MessagesFileError(
+                f"{path}: message [{i}] has role {role!r}: expected one of "
+                + ", ".join(sorted(ROLES))
+            )
+        content = message.get("content")
+        if content is not None and not isinstance(content, (str, list)):
+            raise MessagesFileError(f"{path}: message [{i}] content must be a string or a list")
+    return data
+
+
+def run(args: argparse.Namespace, config: Config) -> int:
+    messages: list[dict[str, Any]] | None = None
+    path = getattr(args, "messages", None)
+    if path is not None:
+        try:
+            messages = load_messages(Path(path))
+        except MessagesFileError as error:
+            print(f"firsttoken: error: {error}", file=sys.stderr)
+            return EXIT_USAGE
+
+    from tui.app.app import FirstTokenApp
+    from tui.engine.endpoint import open_endpoint
+
+    store = None
+    try:
+        from tui.engine.store import Store, StoreError
+
+        try:
+            store = Store()
+        except StoreError as error:
+            print(f"firsttoken: warning: history not saved: {error}", file=sys.stderr)
+    except ImportError:  # pragma: no cover - the store ships with the engine
+        store = None
+
+    with open_endpoint(config) as endpoint:
+        if endpoint.notice:
+            print(f"firsttoken: {endpoint.notice}", file=sys.stderr)
+        app = FirstTokenApp(config, endpoint, messages=messages, store=store)
+        try:
+            app.run()
+        finally:
+            if store is not None:
+                store.close()
+    if endpoint.notice:
+        print(f"firsttoken: {endpoint.notice}", file=sys.stderr)
+    return EXIT_OK
