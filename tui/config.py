@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["Config", "ConfigError", "ConfigFlags", "load_config", "mask_secret"]
 
 NO_KEY = "(none: the embedded demo endpoint is used)"
+HIDDEN = "****"
 
 
 @dataclass(frozen=True)
@@ -128,7 +129,7 @@ def mask_secret(secret: str | None) -> str:
     prefix = "sk-" if secret.startswith("sk-") else ""
     body = secret[len(prefix) :]
     if len(body) < 12:  # too short to reveal any of it without giving much away
-        return prefix + "…" * 3 if prefix else "…" * 3
+        return HIDDEN
     return f"{prefix}…{body[-4:]}"
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import unicodedata
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
@@ -34,14 +35,14 @@ def render(config: Config) -> str:
     """The report: aligned name / value / origin rows, the paths searched, the warnings."""
     rows = [(name, _value(config, name), config.origin(name)) for name in SETTING_FIELDS]
     name_width = max(len(name) for name, _, _ in rows)
-    value_width = min(max(len(value) for _, value, _ in rows), 48)
+    value_width = min(max(_width(value) for _, value, _ in rows), 48)
     lines = [
-        "Effective configuration (highest precedence: flag > env > settings.json > "
-        "config.toml > default):",
+        "Effective configuration (flag > env > settings.json > config.toml > default):",
         "",
     ]
     for name, value, origin in rows:
-        lines.append(f"  {name:<{name_width}}  {value:<{value_width}}  {origin}".rstrip())
+        padding = " " * max(value_width - _width(value), 0)
+        lines.append(f"  {name:<{name_width}}  {value}{padding}  {origin}")
     lines += ["", "Paths searched (first found is used):"]
     used = {str(path) for path in (config.config_path, config.settings_path) if path}
     for path in config.searched:
@@ -53,6 +54,11 @@ def render(config: Config) -> str:
         lines += ["", "Warnings:"]
         lines += [f"  {warning}" for warning in config.warnings]
     return "\n".join(lines) + "\n"
+
+
+def _width(text: str) -> int:
+    """Terminal columns: CJK characters (a key placeholder, a model name) take two."""
+    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
 
 
 def _value(config: Config, name: str) -> str:
