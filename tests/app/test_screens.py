@@ -1,0 +1,153 @@
+"""The modal screens, driven by the keyboard through a tiny host app."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import App, ComposeResult
+from textual.screen import Screen
+from textual.widgets import Input, Label, OptionList, Static, TextArea
+
+from tui.app.screens.help import HelpScreen
+from tui.app.screens.model_picker import ModelPicker
+from tui.app.screens.system_prompt import SystemPromptScreen
+
+MODELS = ["gpt-4o-mini", "gpt-4o", "qwen-7b-chat", "llama-3.1-8b-instruct"]
+_UNSET = object()
+
+
+class Host(App[None]):
+    """Pushes one screen on mount and records what it was dismissed with."""
+
+    def __init__(self, screen: Screen[Any]) -> None:
+        super().__init__()
+        self.screen_under_test = screen
+        self.result: Any = _UNSET
+
+    def compose(self) -> ComposeResult:
+        yield Static("host")
+
+    def on_mount(self) -> None:
+        self.push_screen(self.screen_under_test, callback=self._record)
+
+    def _record(self, result: Any) -> None:
+        self.result = result
+
+
+def _option_ids(app: App[None]) -> list[str | None]:
+    options = app.screen.query_one(OptionList)
+    return [options.get_option_at_index(i).id for i in range(options.option_count)]
+
+
+async def test_help_lists_every_key_and_escape_closes() -> None:
+    keys = [
+        ("Enter", "Send", "Chat"),
+        ("Esc", "Cancel the reply", "Chat"),
+        ("Ctrl+T", "Toggle trimming", "Latency"),
+        ("[F1]", "Help (markup-looking keys stay literal)", "App"),
+    ]
+    app = Host(HelpScreen(keys))
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        texts = [str(label.render()) for label in app.screen.query(Label)]
+        for key, description, group in keys:
+            assert key in texts and description in texts and group in texts
+        assert texts.count("Chat") == 1
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.result is None
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_model_picker_escape_dismisses_none() -> None:
+    app = Host(ModelPicker(MODELS, "qwen-7b-chat"))
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.result is None
+
+
+async def test_model_picker_starts_on_current_and_enter_chooses_it() -> None:
+    app = Host(ModelPicker(MODELS, "qwen-7b-chat"))
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        options = app.screen.query_one(OptionList)
+        assert options.highlighted == MODELS.index("qwen-7b-chat")
+        assert app.screen.focused is app.screen.query_one(Input)
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        assert app.result == "llama-3.1-8b-instruct"
+
+
+async def test_model_picker_filter_narrows_options() -> None:
+    app = Host(ModelPicker(MODELS, "qwen-7b-chat"))
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert _option_ids(app) == MODELS
+        await pilot.press(*"4O")
+        await pilot.pause()
+        assert _option_ids(app)[:2] == ["gpt-4o-mini", "gpt-4o"]
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        assert app.result == "gpt-4o"
+
+
+async def test_model_picker_accepts_a_typed_name() -> None:
+    app = Host(ModelPicker(MODELS, "gpt-4o"))
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        await pilot.press(*"my-local")
+        await pilot.pause()
+        assert len(_option_ids(app)) == 1
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.result == "my-local"
+
+
+async def test_model_picker_lists_the_current_model_even_if_unlisted() -> None:
+    app = Host(ModelPicker(["a", "b", "a"], "custom"))
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert _option_ids(app) == ["custom", "a", "b"]
+        await pilot.click(OptionList, offset=(4, 1))
+        await pilot.pause()
+        assert app.result == "a"
+
+
+async def test_system_prompt_ctrl_s_saves() -> None:
+    app = Host(SystemPromptScreen("Be brief."))
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert app.screen.query_one(TextArea).text == "Be brief."
+        await pilot.press(*" Use metric units.")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.result == "Be brief. Use metric units."
+
+
+async def test_system_prompt_escape_cancels_and_empty_clears() -> None:
+    app = Host(SystemPromptScreen("Be brief."))
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        await pilot.press("x", "escape")
+        await pilot.pause()
+        assert app.result is None
+
+    app = Host(SystemPromptScreen("Be brief."))
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        app.screen.query_one(TextArea).text = "  \n"
+        await pilot.click("#save")
+        await pilot.pause()
+        assert app.result == ""
+
+
+async def test_system_prompt_starts_empty_without_a_prompt() -> None:
+    app = Host(SystemPromptScreen(None))
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert app.screen.query_one(TextArea).text == ""
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.result is None
