@@ -245,6 +245,10 @@ class DemoServer:
                     break
         except (OSError, asyncio.IncompleteReadError):
             pass  # the client went away (reset, broken pipe, half a request): nothing to say
+        except asyncio.CancelledError:
+            # stop() cancels open connections. Ending normally matters: on Python 3.11 the
+            # stream protocol's done-callback logs a traceback for a cancelled handler task.
+            pass
         finally:
             if task is not None:
                 self._connections.discard(task)
