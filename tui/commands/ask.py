@@ -1,0 +1,194 @@
+"""`firsttoken ask`: one question, the reply streamed to stdout, a latency summary on stderr.
+
+Exit codes: 0 ok, 1 the request failed (also stalled / ended early: the reply is incomplete),
+2 usage or config error, 130 interrupted (Ctrl-C cancels the request cleanly; the partial reply
+and its record are kept).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from tui.commands.ask_output import TerminalSanitizer, json_payload, summary_line
+from tui.engine.events import Delta, Finished
+
+if TYPE_CHECKING:
+    from tui.config import Config
+    from tui.engine.client import ChatClient, ChatRequest
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+class UsageError(Exception):
+    """One line for `firsttoken: error: ...`, exit 2."""
+
+
+def _error(message: str) -> None:
+    print(f"firsttoken: error: {message}", file=sys.stderr, flush=True)
+
+
+def load_messages(path: Path) -> list[dict[str, Any]]:
+    """A JSON list of OpenAI chat messages, or a UsageError naming the file."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"--messages {path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"--messages {path}: cannot read it ({error})") from None
+    except json.JSONDecodeError as error:
+        raise UsageError(
+            f"--messages {path}:{error.lineno}:{error.colno}: not valid JSON: {error.msg}"
+        ) from None
+    if not isinstance(data, list):
+        raise UsageError(f"--messages {path}: expected a JSON list of chat messages")
+    for index, message in enumerate(data):
+        if not isinstance(message, dict) or not isinstance(message.get("role"), str):
+            raise UsageError(
+                f"--messages {path}: item {index} is not a chat message "
+                '(expected an object with a "role", e.g. {"role": "user", "content": "..."})'
+            )
+    return data
+
+
+def read_prompt(args: argparse.Namespace, stdin: TextIO) -> str | None:
+    prompt = getattr(args, "prompt", None)
+    if prompt is None and not stdin.isatty():
+        prompt = stdin.read()
+    if prompt is not None and not prompt.strip():
+        return None
+    return prompt.rstrip("\n") if prompt is not None else None
+
+
+def conversation(args: argparse.Namespace, stdin: TextIO) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = []
+    path = getattr(args, "messages", None)
+    if path is not None:
+        messages = load_messages(Path(path))
+    prompt = read_prompt(args, stdin)
+    if prompt is not None:
+        messages.append({"role": "user", "content": prompt})
+    if not messages:
+        raise UsageError(
+            'no prompt: pass it as an argument (firsttoken ask "..."), on stdin, '
+            "or with --messages FILE.json"
+        )
+    return messages
+
+
+def _color_allowed(stream: TextIO) -> bool:
+    return stream.isatty() and "NO_COLOR" not in os.environ
+
+
+async def _exchange(
+    client: ChatClient, request: ChatRequest, *, show_reply: bool, sanitize: bool
+) -> Finished:
+    cancel = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    # Ctrl-C cancels the request (keeping the partial reply) instead of killing the process.
+    with contextlib.suppress(NotImplementedError, RuntimeError):
+        loop.add_signal_handler(signal.SIGINT, cancel.set)
+    out = sys.stdout
+    sanitizer = TerminalSanitizer() if sanitize else None
+    finished: Finished | None = None
+    try:
+        async for event in client.stream(request, cancel):
+            if isinstance(event, Delta):
+                if show_reply and event.kind == "content":
+                    out.write(sanitizer.feed(event.text) if sanitizer else event.text)
+                    out.flush()
+            elif isinstance(event, Finished):
+                finished = event
+    finally:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.remove_signal_handler(signal.SIGINT)
+        await client.aclose()
+    assert finished is not None  # the client always ends with exactly one Finished
+    return finished
+
+
+def _save(config: Config, finished: Finished) -> None:
+    if not config.log_every_request:
+        return
+    from tui.engine.store import Store, StoreError
+
+    try:
+        with Store() as store:
+            store.save_record(finished.record, finished.text)
+    except StoreError as error:
+        print(f"firsttoken: warning: not saved: {error}", file=sys.stderr)
+
+
+def run(args: argparse.Namespace, config: Config) -> int:
+    from tui.engine.endpoint import client_for, open_endpoint
+    from tui.engine.metrics import RequestStatus
+    from tui.engine.request_builder import build_request
+    from tui.engine.tokens import get_counter
+
+    try:
+        messages = conversation(args, sys.stdin)
+    except UsageError as error:
+        _error(str(error))
+        return EXIT_USAGE
+    budget = getattr(args, "budget", None)
+    trim_enabled = getattr(args, "trim", None)
+    if trim_enabled is None:
+        # --budget N alone means "trim to N".
+        trim_enabled = True if budget is not None else config.trim_enabled_by_default
+    stream = getattr(args, "stream", None)
+    if stream is None:
+        stream = config.streaming
+    as_json = bool(getattr(args, "json", False))
+
+    counter = get_counter(config.model)
+    try:
+        request = build_request(
+            messages, config, counter, trim_enabled=trim_enabled, stream=stream, budget=budget
+        )
+    except ValueError as error:  # e.g. an invalid trim policy
+        _error(str(error))
+        return EXIT_USAGE
+
+    with contextlib.ExitStack() as stack:
+        try:
+            endpoint = stack.enter_context(open_endpoint(config))
+        except (OSError, ValueError, RuntimeError) as error:
+            _error(f"cannot start the embedded demo endpoint: {error}")
+            return EXIT_USAGE
+        if endpoint.notice:
+            print(endpoint.notice, file=sys.stderr, flush=True)
+        client = client_for(config, endpoint, counter)
+        finished = asyncio.run(
+            _exchange(client, request, show_reply=not as_json, sanitize=sys.stdout.isatty())
+        )
+
+    record = finished.record
+    if as_json:
+        # On a terminal, escape everything non-ASCII: C1 controls survive ensure_ascii=False.
+        payload = json_payload(record, finished.text)
+        sys.stdout.write(json.dumps(payload, ensure_ascii=sys.stdout.isatty()))
+        sys.stdout.write("\n")
+    elif finished.text and not finished.text.endswith("\n"):
+        sys.stdout.write("\n")
+    sys.stdout.flush()
+    if not as_json:
+        print(summary_line(record, color=_color_allowed(sys.stderr)), file=sys.stderr)
+    _save(config, finished)
+
+    if record.status is RequestStatus.OK:
+        return EXIT_OK
+    if record.status is RequestStatus.CANCELLED:
+        _error("cancelled; the partial reply was kept")
+        return EXIT_INTERRUPTED
+    _error(record.error_message or record.status.value)
+    return EXIT_FAILED

@@ -1,0 +1,67 @@
+"""Where requests go: the configured API, or the embedded demo endpoint when nothing is set."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from tui.engine.client import ChatClient
+
+if TYPE_CHECKING:
+    from tui.config import Config
+    from tui.engine.tokens import TokenCounter
+
+DEMO_API_KEY = "demo"  # the demo server accepts any key; the SDK insists on one
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    base_url: str
+    api_key: str | None = None
+    simulated: bool = False
+    notice: str | None = None  # one line to show the user (the demo endpoint started)
+
+
+@contextmanager
+def open_endpoint(config: Config) -> Iterator[Endpoint]:
+    """The endpoint for `config`; starts (and finally stops) the demo server when needed."""
+    if not config.uses_demo_endpoint:
+        yield Endpoint(
+            base_url=config.base_url or "https://api.openai.com/v1", api_key=config.api_key
+        )
+        return
+    from tui.engine.demo_server import start_demo_in_thread
+    from tui.engine.latency_model import latency_model
+
+    model = latency_model(config.demo_preset, config.demo_overrides)
+    demo = start_demo_in_thread(model)
+    try:
+        yield Endpoint(
+            base_url=demo.base_url,
+            api_key=DEMO_API_KEY,
+            simulated=True,
+            notice=(
+                "No API key or base_url configured: using the embedded demo endpoint at "
+                f"{demo.base_url} (simulated latency, preset {config.demo_preset})."
+            ),
+        )
+    finally:
+        demo.stop()
+
+
+def client_for(
+    config: Config, endpoint: Endpoint, counter: TokenCounter | None = None
+) -> ChatClient:
+    return ChatClient(
+        base_url=endpoint.base_url,
+        api_key=endpoint.api_key,
+        timeout_s=config.timeout_seconds,
+        chunk_timeout_ms=config.chunk_timeout_ms,
+        thresholds=config.thresholds(),
+        request_classes=config.request_classes,
+        max_retries=config.max_retries,
+        simulated=endpoint.simulated,
+        counter=counter,
+    )
