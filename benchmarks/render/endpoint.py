@@ -32,7 +32,7 @@ class Scenario:
 
 SCENARIOS = {
     "short": Scenario("short", reply_tokens=60, decode_tokens_per_s=125.0, final_timeout_s=30),
-    "long": Scenario("long", reply_tokens=4000, decode_tokens_per_s=500.0, final_timeout_s=150),
+    "long": Scenario("long", reply_tokens=4000, decode_tokens_per_s=500.0, final_timeout_s=240),
 }
 
 

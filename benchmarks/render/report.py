@@ -1,0 +1,101 @@
+"""The Markdown table of issue 4, one column per app, from the summarized runs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+Summary = Mapping[str, object]
+
+TARGETS = {
+    "ready": "≤ 0.5 s",
+    "enter": "≤ 20 ms",
+    "first": "≤ 10 ms",
+    "final_short": "≤ 15 ms",
+    "cpu_short": "≤ 0.10 s",
+    "bytes_short": "≤ 25 KB",
+    "final_long": "≤ 100 ms, following to the end",
+    "cpu_long": "≤ 3 s",
+}
+
+
+def _num(value: object) -> float | None:
+    return float(value) if isinstance(value, (int, float)) else None
+
+
+def _ms(value: object) -> str:
+    v = _num(value)
+    return "–" if v is None else f"{v:,.0f} ms"
+
+
+def _s(value: object, digits: int = 2) -> str:
+    v = _num(value)
+    return "–" if v is None else f"{v:.{digits}f} s"
+
+
+def _kb(value: object) -> str:
+    v = _num(value)
+    return "–" if v is None else f"{v / 1000:,.0f} KB"
+
+
+def _lag(summary: Summary) -> str:
+    text = "+" + _ms(summary.get("final_lag_ms")) if _num(summary.get("final_lag_ms")) else "–"
+    if not summary.get("followed_all"):
+        text += " (did not follow to the end in every run)"
+    return text
+
+
+Row = tuple[str, str, str, Callable[[Summary], str]]  # label, scenario, target key, cell
+
+ROWS: list[Row] = [
+    ("app ready after start", "short", "ready", lambda s: _s(s.get("ready_s"))),
+    (
+        "Enter → request reaches the server (first message)",
+        "short",
+        "enter",
+        lambda s: _ms(s.get("enter_to_request_ms")),
+    ),
+    (
+        "first token on screen after the server sent it",
+        "short",
+        "first",
+        lambda s: _ms(s.get("first_token_ms")),
+    ),
+    (
+        "final render lag after the last chunk, 60-token reply",
+        "short",
+        "final_short",
+        lambda s: _ms(s.get("final_lag_ms")),
+    ),
+    ("app CPU time for a 60-token reply", "short", "cpu_short", lambda s: _s(s.get("cpu_s"))),
+    (
+        "bytes written to the terminal for a 60-token reply",
+        "short",
+        "bytes_short",
+        lambda s: _kb(s.get("bytes_written")),
+    ),
+    ("4,000-token reply at ~500 tokens/s: final render lag", "long", "final_long", _lag),
+    ("same: app CPU time", "long", "cpu_long", lambda s: _s(s.get("cpu_s"), 1)),
+]
+
+
+def table(results: Mapping[str, Mapping[str, Summary]], labels: Mapping[str, str]) -> str:
+    """results[app][scenario] -> summary; apps in the order given, then the targets."""
+    apps = list(results)
+    header = "| measure | " + " | ".join(labels.get(a, a) for a in apps) + " | target |"
+    lines = [header, "|---" * (len(apps) + 2) + "|"]
+    for label, scenario, target, cell in ROWS:
+        cells = []
+        for app in apps:
+            summary = results[app].get(scenario)
+            cells.append(cell(summary) if summary else "not run")
+        lines.append(f"| {label} | " + " | ".join(cells) + f" | {TARGETS[target]} |")
+    return "\n".join(lines)
+
+
+def notes(results: Mapping[str, Mapping[str, Summary]]) -> str:
+    out = []
+    for app, by_scenario in results.items():
+        for scenario, summary in by_scenario.items():
+            for note in summary.get("notes") or []:  # type: ignore[attr-defined]
+                out.append(f"- {app}, {scenario}: {note}")
+    return "\n".join(out)
