@@ -77,7 +77,7 @@ def latency_model(preset: str, overrides: Mapping[str, float] | None = None) -> 
             raise ValueError(f"unknown demo latency key {key!r}; known keys: {', '.join(_TUNABLE)}")
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ValueError(f"demo latency {key} = {value!r}: expected a number")
-        if value < 0 or (key == "decode_tokens_per_s" and value <= 0):
+        if (value < 0 and key != "seed") or (key == "decode_tokens_per_s" and value <= 0):
             bound = "greater than 0" if key == "decode_tokens_per_s" else "0 or more"
             raise ValueError(f"demo latency {key} = {value!r}: expected a number {bound}")
         changes[key] = int(value) if key in _INT_FIELDS else float(value)
