@@ -9,7 +9,7 @@ from textual.app import App
 from textual.color import Color
 
 from tui import locations
-from tui.app.themes import DEFAULT_THEME, load_themes, parse_theme
+from tui.app.themes import DEFAULT_THEME, load_themes, parse_theme, register_themes
 
 PACKAGED = {"firsttoken-dark", "firsttoken-light", "firsttoken-high-contrast"}
 
@@ -119,11 +119,12 @@ def test_variables_accept_opacity_keywords_and_styles() -> None:
     assert theme.name == "fallback-name"
 
 
-async def test_themes_register_and_apply() -> None:
+async def test_themes_register_and_apply(themes_dir: Path) -> None:
     app = App()
     async with app.run_test():
-        for theme in load_themes().themes:
-            app.register_theme(theme)
+        result = register_themes(app)
+        assert result.errors == []
+        for theme in result.themes:
             app.theme = theme.name
             assert app.current_theme.name == theme.name
         assert "textual-dark" in app.available_themes

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from textual.app import App
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
@@ -189,4 +190,15 @@ def load_themes() -> ThemeLoadResult:
     user = _load_files(((_display_name(path), path) for path in _user_theme_files()), result)
     merged = {**packaged, **user}
     result.themes = list(merged.values())
+    return result
+
+
+def register_themes(app: App[object]) -> ThemeLoadResult:
+    """Load the theme files and register each with `app`; Textual's own themes stay too.
+
+    The caller shows `result.errors` (one notification per broken file).
+    """
+    result = load_themes()
+    for theme in result.themes:
+        app.register_theme(theme)
     return result
