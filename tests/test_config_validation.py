@@ -114,7 +114,7 @@ def test_files_outside_cwd_are_named_by_full_path(tmp_path: Path) -> None:
         ),
         (
             "[llm.request_classes]\nquick = {max_output_tokens = 10}",
-            "config.toml: llm.request_classes.quick.ttft_target_ms = null: expected a number > 0",
+            "config.toml: llm.request_classes.quick: missing ttft_target_ms (a number > 0",
         ),
         (
             "[llm.request_classes]\nquick = {ttft_target_ms = -5}",
@@ -272,3 +272,22 @@ def test_unreachable_request_class_warns(tmp_path: Path) -> None:
     )
     (warning,) = config.warnings
     assert "class all has no max_output_tokens" in warning and "short never apply" in warning
+
+
+def test_errors_never_contain_the_api_key(tmp_path: Path) -> None:
+    message = error_of(
+        tmp_path,
+        '[llm]\napi_key = "sk-topsecret-file-key"\ncontext_window = 10\n',
+        env={"FIRSTTOKEN_API_KEY": "sk-topsecret-env-key"},
+    )
+    assert "topsecret" not in message
+    assert "context_window" in message
+
+
+def test_cwd_that_is_the_user_config_dir_is_searched_once(tmp_path: Path) -> None:
+    from tui import locations
+
+    folder = locations.config_dir()
+    folder.mkdir(parents=True)
+    config = load_config(NO_FLAGS, env={}, cwd=folder)
+    assert config.searched == (str(folder / "config.toml"), str(folder / "settings.json"))

@@ -260,8 +260,9 @@ class _Reader:
                 except Invalid as invalid:
                     self.fail((*where, field_name), raw, invalid.expected)
             if parsed["ttft_target_ms"] is None:
-                self.fail(
-                    (*where, "ttft_target_ms"), None, "a number > 0 (the class's TTFT target)"
+                raise ConfigError(
+                    f"{self.source.shown}: {'.'.join(where)}: missing ttft_target_ms "
+                    "(a number > 0, the class's TTFT target), e.g. {ttft_target_ms = 500}"
                 )
             classes.append(
                 RequestClass(name, parsed["ttft_target_ms"], parsed["max_output_tokens"])
