@@ -329,3 +329,9 @@ def test_relative_flag_paths_resolve_against_cwd(tmp_path: Path) -> None:
     config = load_config(ConfigFlags(config_path=Path("sub/mine.toml")), env={}, cwd=tmp_path)
     assert config.model == "relative"
     assert config.searched[0] == str(tmp_path / "sub" / "mine.toml")
+
+
+def test_empty_file_key_then_openai_key_does_not_warn(tmp_path: Path) -> None:
+    write(tmp_path, "config.toml", '[llm]\napi_key = ""')
+    config = load_config(NO_FLAGS, env={"OPENAI_API_KEY": "sk-openai"}, cwd=tmp_path)
+    assert config.api_key == "sk-openai" and config.warnings == ()

@@ -172,7 +172,9 @@ def load_config(
             origins[setting.field] = _merge_origin(origins[setting.field], setting)
     values["demo_overrides"] = overrides
 
-    file_keys = [s.origin for layer in layers for s in layer if s.field == "api_key"]
+    file_keys = [
+        s.origin for layer in layers for s in layer if s.field == "api_key" and s.value is not None
+    ]
     if origins["api_key"] == "env:OPENAI_API_KEY" and file_keys[0].startswith(CONFIG_NAME):
         # A general-purpose OpenAI key silently replacing the file's key for another provider
         # would send it to the wrong endpoint: say so (without showing either key).
