@@ -18,7 +18,6 @@ import secrets
 import sys
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from typing import Any
 from tui.engine import demo_http as http
 from tui.engine.demo_reply import ReplySummary, reply_tokens, requested_length
 from tui.engine.latency_model import LatencyModel
+from tui.engine.tokens import get_counter
 
 DEMO_MODEL_ID = "firsttoken-demo"
 MAX_TOKENS_PER_WRITE = 4096  # bounds one batch's memory when a client reads slowly
@@ -84,22 +84,9 @@ def parse_fault(spec: str) -> Fault | None:
     return Fault(spec, kind=spec) if spec in _SHAPE_FAULTS else None
 
 
-def _estimate_tokens(messages: list[dict]) -> int:
-    """About 4 characters per token, with OpenAI's per-message overhead."""
-    text_chars = sum(len(json.dumps(m.get("content"), ensure_ascii=False)) for m in messages)
-    return text_chars // 4 + 3 * len(messages) + 3
-
-
 def count_prompt_tokens(model: str, messages: list[dict]) -> int:
-    """Prompt tokens as the client counts them (tiktoken), so both sides agree."""
-    try:
-        from tui.engine.tokens import get_counter
-    except ImportError:  # tokens.py not importable: the estimate keeps the demo running
-        return _estimate_tokens(messages)
-    try:
-        return get_counter(model).count_messages(messages)
-    except Exception:  # odd message shapes must not take the endpoint down
-        return _estimate_tokens(messages)
+    """Prompt tokens as the client counts them (same TokenCounter), so both sides agree."""
+    return get_counter(model).count_messages(messages)
 
 
 def _error_body(message: str, type_: str, code: str | None, param: str | None = None) -> bytes:
@@ -111,6 +98,22 @@ async def _sleep_until(deadline: float) -> None:
     """Sleep until perf_counter() >= deadline (re-checked: never wakes early)."""
     while (remaining := deadline - time.perf_counter()) > 0:
         await asyncio.sleep(remaining)
+
+
+class _Schedule:
+    """Absolute deadlines: token i is due at first_due + i / rate (+ any pause so far)."""
+
+    def __init__(self, first_due: float, model: LatencyModel) -> None:
+        self.first_due = first_due
+        self.model = model
+        self.shift = 0.0
+
+    def due(self, index: int) -> float:
+        return self.first_due + self.model.token_offset_s(index) + self.shift
+
+    def pause(self, index: int, until: float) -> None:
+        """Token `index` (and every later one, at the same rate) waits until `until`."""
+        self.shift = max(self.shift, until - (self.first_due + self.model.token_offset_s(index)))
 
 
 class _Exchange:
@@ -245,6 +248,8 @@ class DemoServer:
                     break
         except (OSError, asyncio.IncompleteReadError):
             pass  # the client went away (reset, broken pipe, half a request): nothing to say
+        except Exception as error:  # a bug must not stop the server; one line, not a traceback
+            print(f"firsttoken demo: internal error: {error!r}", file=sys.stderr)
         except asyncio.CancelledError:
             # stop() cancels open connections. Ending normally matters: on Python 3.11 the
             # stream protocol's done-callback logs a traceback for a cancelled handler task.
@@ -532,27 +537,21 @@ class DemoServer:
             decode_tokens_per_s=model.decode_tokens_per_s,
         )
         tokens = reply_tokens(summary, count)
-        first_due = received_at + entry["simulated_ttft_ms"] / 1000
+        schedule = _Schedule(received_at + entry["simulated_ttft_ms"] / 1000, model)
         stall_s = fault.stall_ms / 1000 if fault else 0.0
-
-        def due(index: int) -> float:
-            return (
-                first_due
-                + model.token_offset_s(index)
-                + (stall_s if index >= STALL_AFTER_TOKENS else 0)
-            )
-
         if entry["stream"]:
-            return await self._stream(ex, kind, tokens, due, answer_at)
-        return await self._whole(ex, kind, tokens, due)
+            return await self._stream(ex, kind, tokens, schedule, answer_at, stall_s)
+        schedule.shift = stall_s
+        return await self._whole(ex, kind, tokens, schedule)
 
     async def _stream(
         self,
         ex: _Exchange,
         kind: str | None,
         tokens: list[str],
-        due: Callable[[int], float],
+        schedule: _Schedule,
         answer_at: float,
+        stall_s: float,
     ) -> bool:
         entry = ex.entry
         include_usage = entry["include_usage"] and kind != "nousage"
@@ -595,18 +594,23 @@ class DemoServer:
 
         limit = {"early": EARLY_TOKENS, "badjson": BADJSON_TOKENS}.get(kind or "", len(tokens))
         limit = min(limit, len(tokens))
+        # stall-<ms>: a batch never crosses the pause, which starts when token 5 was written.
+        pause_at = STALL_AFTER_TOKENS if stall_s > 0 else limit
         sent = 0
         while sent < limit:
-            await _sleep_until(due(sent))
+            await _sleep_until(schedule.due(sent))
             now = time.perf_counter()
+            stop = min(limit, pause_at) if sent < pause_at else limit
             end = sent + 1
-            while end < limit and end - sent < MAX_TOKENS_PER_WRITE and due(end) <= now:
+            while end < stop and end - sent < MAX_TOKENS_PER_WRITE and schedule.due(end) <= now:
                 end += 1
             written_at = await ex.send(b"".join(content(t) for t in tokens[sent:end]))
             if entry["first_token_at"] is None:
                 entry["first_token_at"] = written_at
             entry["last_token_at"] = written_at
             entry["output_tokens"] = end
+            if end == pause_at and stall_s > 0:
+                schedule.pause(end, written_at + stall_s)
             sent = end
 
         if kind == "early":  # the connection closes mid-stream: no finish, no [DONE]
@@ -628,13 +632,13 @@ class DemoServer:
         return ex.keep_alive
 
     async def _whole(
-        self, ex: _Exchange, kind: str | None, tokens: list[str], due: Callable[[int], float]
+        self, ex: _Exchange, kind: str | None, tokens: list[str], schedule: _Schedule
     ) -> bool:
         entry = ex.entry
         if kind == "early":  # the connection dies before the body is sent
-            await _sleep_until(due(EARLY_TOKENS - 1))
+            await _sleep_until(schedule.due(EARLY_TOKENS - 1))
             return False
-        await _sleep_until(due(max(len(tokens) - 1, 0)))
+        await _sleep_until(schedule.due(max(len(tokens) - 1, 0)))
         if kind == "empty":
             await ex.send_full(200, b"", "application/json")
             return ex.keep_alive
