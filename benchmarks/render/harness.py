@@ -53,11 +53,18 @@ class RunResult:
     screen: str = ""  # the emulated screen at the end, as evidence
 
 
-def _occurrences(word: str):
-    def count(lines: list[str]) -> int:
-        return sum(line.count(word) for line in lines)
+def _new_line_with(word: str, before: list[str]):
+    """True once a line holding `word` shows up that was not on the screen before Enter.
 
-    return count
+    A header or a notification that already names the word stays as it was, so only the
+    reply's own text can fire it.
+    """
+    seen = set(before)
+
+    def check(lines: list[str]) -> bool:
+        return any(word in line and line not in seen for line in lines)
+
+    return check
 
 
 def _chat_entries(log: Path, after: float) -> list[dict]:
@@ -110,9 +117,7 @@ def _drive(
 
     app.type_text(scenario.prompt(), adapter.per_key_s)
     time.sleep(0.5)  # the typed prompt is echoed and idle again before Enter
-    count = _occurrences(FIRST_VISIBLE_WORD)
-    baseline = count(watcher.lines())
-    first = watcher.watch(lambda lines: count(lines) > baseline)
+    first = watcher.watch(_new_line_with(FIRST_VISIBLE_WORD, watcher.lines()))
     watcher.start_history()
     cpu_before = tree_cpu_seconds(app.pid)
     enter_at = app.write(adapter.send_key)
