@@ -94,12 +94,15 @@ class FirstTokenApp(App[None]):
         self.preview: TrimPreview | None = None
         self.last_record: RequestRecord | None = None
         self._ready_at: float | None = None
+        self.connected = False  # list_models() has answered (or failed): warm-up complete
         self._preview_timer: Timer | None = None
         self._panel_forced: bool | None = None  # the user's toggle beats the width rule
         self._last_width: int | None = None
         # Test-only hooks: snapshots replace wall-clock figures with fixed ones.
         self.record_hook: RecordHook | None = None
         self.live_panel = True
+        self.host_label: str | None = None  # shown instead of the real host:port
+        self._streaming_view: AssistantMessage | None = None
         from tui.app.preferences import Preferences, PromptHistory
 
         self.preferences = Preferences.load() if remember else Preferences()
@@ -136,6 +139,8 @@ class FirstTokenApp(App[None]):
         self._warm_up()
 
     def _host(self) -> str:
+        if self.host_label is not None:
+            return self.host_label
         from urllib.parse import urlsplit
 
         parts = urlsplit(self.endpoint.base_url)
@@ -210,6 +215,8 @@ class FirstTokenApp(App[None]):
             models = await self.client.list_models()
         except Exception:  # ClientError: the configured list stays; the first send reports it
             return
+        finally:
+            self.connected = True
         if models:
             self.models = sorted(set(models) | set(self.config.models))
 
@@ -217,9 +224,15 @@ class FirstTokenApp(App[None]):
 
     def _tick(self) -> None:
         runner = self.runner
-        if runner is None or runner.state.finished is not None or not self.live_panel:
+        if runner is None or runner.state.finished is not None:
             return
         state = runner.state
+        view = self._streaming_view
+        if view is not None and state.first_token_at is not None:
+            count = f" · {state.tokens:,} tok" if self.live_panel else ""
+            view.set_status(f"streaming…{count}")
+        if not self.live_panel:
+            return
         now = time.perf_counter()
         start = state.started_at if state.started_at is not None else state.sent_at
         ttft = None if state.first_token_at is None else (state.first_token_at - start) * 1000
@@ -350,6 +363,7 @@ class FirstTokenApp(App[None]):
         view.add_class("-streaming")
         runner = RequestRunner(self.client, request, ReplyWriter(view.markdown))
         self.runner = runner
+        self._streaming_view = view
         self._tick()
         try:
             finished = await runner.run()
@@ -359,6 +373,9 @@ class FirstTokenApp(App[None]):
             self.runner = None
             return
         view.remove_class("-streaming")
+        self._streaming_view = None
+        if not view.is_attached:
+            return  # the app is closing (or the chat was cleared): nothing left to show
         await self._finished(view, finished)
 
     async def _sleep(self, seconds: float) -> None:

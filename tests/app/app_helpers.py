@@ -1,0 +1,82 @@
+"""Shared helpers for the app tests: a demo endpoint, an app wired to it, waiting."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from textual.pilot import Pilot
+
+from tui.app.app import FirstTokenApp
+from tui.config import ConfigFlags, load_config
+from tui.engine.endpoint import Endpoint
+from tui.engine.metrics import RequestRecord, Thresholds
+
+
+def make_app(base_url: str, *, store: Any = None, **overrides: Any) -> FirstTokenApp:
+    """The app against `base_url` with an isolated config (no files, no env)."""
+    config = load_config(ConfigFlags(base_url=base_url), env={})
+    if overrides:
+        config = dataclasses.replace(config, **overrides)
+    endpoint = Endpoint(base_url=base_url, api_key="demo", simulated=True)
+    return FirstTokenApp(config, endpoint, store=store, remember=False)
+
+
+async def wait_for(
+    pilot: Pilot[Any], predicate: Callable[[], bool], timeout: float = 15.0, what: str = ""
+) -> None:
+    """Poll (letting the app run) until predicate() holds; fail with `what` on timeout."""
+    steps = int(timeout / 0.02)
+    for _ in range(steps):
+        if predicate():
+            return
+        await pilot.pause(0.02)
+    raise AssertionError(f"timed out waiting for {what or predicate}")
+
+
+async def wait_ready(pilot: Pilot[Any]) -> None:
+    app = pilot.app
+    assert isinstance(app, FirstTokenApp)
+    await wait_for(pilot, lambda: app.connected and app.preview is not None, what="warm-up")
+
+
+async def send(pilot: Pilot[Any], text: str) -> None:
+    """Type `text` into the prompt and press Enter."""
+    app = pilot.app
+    assert isinstance(app, FirstTokenApp)
+    app.query_one("#prompt").focus()
+    await pilot.press(*text)
+    await pilot.press("enter")
+
+
+async def send_and_wait(pilot: Pilot[Any], text: str) -> RequestRecord:
+    app = pilot.app
+    assert isinstance(app, FirstTokenApp)
+    before = app.last_record
+    await send(pilot, text)
+    await wait_for(
+        pilot,
+        lambda: app.last_record is not None and app.last_record is not before and not app.busy,
+        what=f"the reply to {text!r}",
+    )
+    await pilot.pause(0.05)
+    assert app.last_record is not None
+    return app.last_record
+
+
+def fixed_record(record: RequestRecord) -> RequestRecord:
+    """Snapshot hook: replace wall-clock figures with fixed, plausible ones."""
+    fixed = dataclasses.replace(
+        record,
+        ttfb_ms=212.0,
+        ttft_ms=240.0,
+        total_ms=1830.0,
+        tpot_ms=26.5,
+        itl_p50_ms=25.0,
+        itl_p95_ms=31.0,
+        output_tokens_per_s=37.7,
+        started_at_epoch=0.0,
+    )
+    fixed.ttft_level = Thresholds().level(fixed.ttft_ms)
+    return fixed

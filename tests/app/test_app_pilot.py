@@ -1,0 +1,207 @@
+"""Pilot tests: the real app against the embedded demo endpoint over real HTTP."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app_helpers import make_app, send, send_and_wait, wait_for, wait_ready
+from textual.widgets import Digits, Static
+
+from tui.app.widgets.latency_panel import _digits_value
+from tui.app.widgets.message_view import AssistantMessage, ErrorMessage, MessageView
+from tui.app.widgets.ttft_history import format_ms
+from tui.engine.demo_server import DemoThread
+from tui.engine.metrics import RequestStatus
+from tui.engine.store import Store
+
+
+def _text(app, selector: str) -> str:
+    return str(app.query_one(selector, Static).content)
+
+
+async def test_type_send_stream_and_metrics_match_the_record(demo: DemoThread, tmp_path: Path):
+    store = Store(tmp_path / "history.sqlite3")
+    app = make_app(demo.base_url, store=store)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_ready(pilot)
+        record = await send_and_wait(pilot, "hello, reply 30 tokens")
+        assert record.status == RequestStatus.OK
+        reply = app.query(AssistantMessage).last()
+        assert reply.source.strip(), "streamed text is on screen"
+        assert app.session.messages[-1] == {"role": "assistant", "content": reply.source}
+        assert record.output_tokens == 30
+        # The panel shows the record's own figures.
+        digits = app.query_one("#ttft", Digits)
+        assert digits.value == _digits_value(record.ttft_ms)[0]
+        timings = _text(app, "#timings")
+        assert format_ms(record.total_ms) in timings
+        assert format_ms(record.ttfb_ms) in timings
+        assert "30" in timings
+        assert format_ms(record.ttft_ms) in reply.border_subtitle
+    # History: the user message and the reply, plus the record.
+    chat_id = store.chats()[0]["id"]
+    roles = [m["role"] for m in store.messages(chat_id)]
+    assert roles == ["user", "assistant"]
+    assert store.records()[0]["id"] == record.id
+    store.close()
+
+
+async def test_switches_change_what_the_endpoint_receives(demo: DemoThread):
+    app = make_app(demo.base_url)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("f6")  # the bloated sample: far over the 6,000-token budget
+        await wait_for(pilot, lambda: len(app.session.messages) > 10, what="sample")
+        full = len(app.session.messages) + 1
+        assert app.session.trim_enabled
+        await send_and_wait(pilot, "trimmed question")
+        trimmed = demo.requests[-1]
+        assert trimmed["message_count"] < full
+        assert trimmed["stream"] is True
+
+        await pilot.press("ctrl+t")  # trimming off
+        assert not app.session.trim_enabled
+        sent = len(app.session.messages) + 1
+        await send_and_wait(pilot, "untrimmed question")
+        untrimmed = demo.requests[-1]
+        assert untrimmed["message_count"] == sent
+        assert untrimmed["prompt_tokens"] > trimmed["prompt_tokens"]
+
+        await pilot.press("f3")  # streaming off
+        record = await send_and_wait(pilot, "a whole body, please")
+        assert demo.requests[-1]["stream"] is False
+        assert record.streamed is False
+        assert app.query(AssistantMessage).last().source.strip()
+
+
+async def test_escape_keeps_the_partial_reply_marked_cancelled(slow_demo: DemoThread):
+    # A generous chunk timeout: a loaded test machine must not turn this into a stall.
+    app = make_app(slow_demo.base_url, chunk_timeout_ms=30_000)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_ready(pilot)
+        await send(pilot, "reply 3000 tokens")
+        await wait_for(
+            pilot,
+            lambda: app.runner is not None and app.runner.state.tokens >= 5,
+            what="the first tokens",
+        )
+        # Typing stays possible while the reply streams.
+        await pilot.press(*"next")
+        assert app.query_one("#prompt").text == "next"
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.busy, what="the cancelled end")
+        assert app.last_record is not None
+        assert app.last_record.status == RequestStatus.CANCELLED
+        reply = app.query(AssistantMessage).last()
+        assert reply.has_class("-cancelled")
+        assert "cancelled" in reply.border_subtitle
+        assert reply.source.strip()
+        assert app.session.messages[-1]["role"] == "assistant"
+        assert len(reply.source.split()) < 3000
+
+
+async def test_error_endpoint_shows_the_error_block(demo: DemoThread):
+    app = make_app(f"{demo.root_url}/fault/500/v1", max_retries=0)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_ready(pilot)
+        record = await send_and_wait(pilot, "will this work?")
+        assert record.status == RequestStatus.ERROR
+        errors = app.query(ErrorMessage)
+        assert len(errors) == 1
+        hint = str(errors.first().query_one(Static).content)
+        assert "500" in hint
+        assert not app.query(AssistantMessage), "no empty reply block is left behind"
+        # The app keeps working: the next send makes another attempt.
+        await send_and_wait(pilot, "and again?")
+        assert len(app.query(ErrorMessage)) == 2
+
+
+async def test_after_an_error_the_next_request_works(demo: DemoThread):
+    # 429x2: the warm-up's GET /models and the first chat request are rate limited, then the
+    # endpoint answers normally.
+    app = make_app(f"{demo.root_url}/fault/429x2/v1", max_retries=0)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_ready(pilot)
+        first = await send_and_wait(pilot, "first")
+        assert first.status == RequestStatus.ERROR
+        assert first.error_kind == "rate_limited"
+        assert "rate limited" in str(app.query_one(ErrorMessage).query_one(Static).content)
+        second = await send_and_wait(pilot, "second, reply 12 tokens")
+        assert second.status == RequestStatus.OK
+        assert app.query(AssistantMessage).last().source.strip()
+
+
+async def test_sample_conversation_marks_dropped_messages(demo: DemoThread):
+    app = make_app(demo.base_url)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("f6")
+        await wait_for(pilot, lambda: bool(app.query(".-dropped")), what="dropped markers")
+        dropped = [v for v in app.query(MessageView) if v.has_class("-dropped")]
+        assert dropped and all("dropped" in v.border_subtitle for v in dropped)
+        assert app.preview is not None
+        assert len(dropped) == len(app.preview.dropped_indices)
+        note = _text(app, "#trim-note")
+        assert f"{len(dropped)} messages" in note and "tokens dropped" in note
+        # Toggling trimming updates the preview at once.
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        assert not app.query(".-dropped")
+        assert "trimming off" in _text(app, "#trim-note")
+        # A bigger budget drops less.
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        before = len(app.query(".-dropped"))
+        for _ in range(4):
+            await pilot.press("ctrl+up")
+        await pilot.pause()
+        assert len(app.query(".-dropped")) < before
+
+
+async def test_prompt_history_recall_and_newline(demo: DemoThread):
+    app = make_app(demo.base_url)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_ready(pilot)
+        await send_and_wait(pilot, "first prompt")
+        await send_and_wait(pilot, "second prompt")
+        prompt = app.query_one("#prompt")
+        await pilot.press("up")
+        assert prompt.text == "second prompt"
+        await pilot.press("up")
+        assert prompt.text == "first prompt"
+        await pilot.press("down", "down")
+        assert prompt.text == ""
+        await pilot.press("a", "ctrl+j", "b")
+        assert prompt.text == "a\nb"
+
+
+async def test_narrow_terminal_collapses_the_panel(demo: DemoThread):
+    app = make_app(demo.base_url)
+    async with app.run_test(size=(80, 30)) as pilot:
+        await pilot.pause()
+        panel = app.query_one("#panel")
+        assert not panel.display
+        await pilot.press("f10")
+        assert panel.display
+
+
+async def test_palette_lists_every_command(demo: DemoThread):
+    app = make_app(demo.base_url)
+    async with app.run_test(size=(130, 40)) as pilot:
+        titles = {command.title for command in app.get_system_commands(app.screen)}
+        for expected in (
+            "Send",
+            "Cancel generation",
+            "Toggle trimming",
+            "Toggle streaming",
+            "Retry last request",
+            "New chat",
+            "Switch model",
+            "Switch theme",
+            "Copy last reply",
+            "Copy last code block",
+            "Set system prompt",
+            "Help",
+        ):
+            assert expected in titles
+        await pilot.pause()
