@@ -50,6 +50,9 @@ class RunResult:
     output_tokens: int | None = None
     followed: bool | None = None
     notes: list[str] = field(default_factory=list)
+    # 1-minute load average around the run: other work on the machine skews timings.
+    load_before: float | None = None
+    load_after: float | None = None
     screen: str = ""  # the emulated screen at the end, as evidence
 
 
@@ -91,11 +94,13 @@ def run_once(adapter: AppAdapter, scenario: Scenario, endpoint: EndpointProcess)
         home = Path(tmp)
         launch = adapter.prepare(home, endpoint.base_url)
         app = PtyApp(launch.argv, terminal_env(os.environ, launch.env), cwd=str(home))
-        watcher = ScreenWatcher(app.chunks)
+        watcher = ScreenWatcher(app.chunks, answer=app.write)
+        result.load_before = os.getloadavg()[0]
         try:
             _drive(adapter, scenario, endpoint, app, watcher, result)
         finally:
             result.screen = watcher.text()
+            result.load_after = os.getloadavg()[0]
             app.stop()
     return result
 
@@ -178,6 +183,7 @@ def summarize(runs: list[RunResult]) -> dict:
     summary: dict = {k: median([getattr(r, k) for r in runs]) for k in keys}
     summary["enter_to_request_ms_first_run"] = runs[0].enter_to_request_ms if runs else None
     summary["runs"] = len(runs)
+    summary["load_median"] = median([r.load_before for r in runs])
     summary["followed_all"] = all(r.followed for r in runs)
     summary["notes"] = sorted({n for r in runs for n in r.notes})
     return summary

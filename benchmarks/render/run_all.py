@@ -15,17 +15,28 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 import time
 from dataclasses import asdict
 from pathlib import Path
 
 from benchmarks.render.apps import ADAPTERS
-from benchmarks.render.endpoint import SCENARIOS
-from benchmarks.render.harness import run_many, summarize
+from benchmarks.render.endpoint import SCENARIOS, EndpointProcess
+from benchmarks.render.harness import RunResult, run_many, run_once, summarize
 from benchmarks.render.peers.install_peers import PEERS, install
 from benchmarks.render.report import notes, table
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
+
+
+def _brief(run: RunResult) -> str:
+    shown = asdict(run)
+    shown.pop("screen")
+    shown.pop("app")
+    shown.pop("scenario")
+    return ", ".join(
+        f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}" for k, v in shown.items()
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -55,14 +66,21 @@ def main(argv: list[str] | None = None) -> int:
             run_many(ADAPTERS[name], SCENARIOS["short"], 1)
 
     counts = {"short": args.short_runs, "long": args.long_runs}
-    raw: dict[str, dict[str, list[dict]]] = {}
-    results: dict[str, dict[str, dict]] = {}
+    runs: dict[str, dict[str, list[RunResult]]] = {name: {} for name in apps}
     for scenario in scenarios:
-        for name in apps:
-            print(f"{name} / {scenario} x{counts.get(scenario, 1)}", flush=True)
-            runs = run_many(ADAPTERS[name], SCENARIOS[scenario], counts.get(scenario, 1))
-            raw.setdefault(name, {})[scenario] = [asdict(r) for r in runs]
-            results.setdefault(name, {})[scenario] = summarize(runs)
+        # Round-robin over the apps, so load from elsewhere on the machine (and any drift)
+        # falls on every app alike rather than on whichever ran during a busy spell.
+        with (
+            tempfile.TemporaryDirectory(prefix="render-endpoint-") as tmp,
+            EndpointProcess(SCENARIOS[scenario], Path(tmp) / "requests.jsonl") as endpoint,
+        ):
+            for i in range(counts.get(scenario, 1)):
+                for name in apps:
+                    run = run_once(ADAPTERS[name], SCENARIOS[scenario], endpoint)
+                    runs[name].setdefault(scenario, []).append(run)
+                    print(f"{scenario} #{i + 1} {name}: {_brief(run)}", flush=True)
+    raw = {n: {s: [asdict(r) for r in rs] for s, rs in by.items()} for n, by in runs.items()}
+    results = {n: {s: summarize(rs) for s, rs in by.items()} for n, by in runs.items()}
 
     labels = {name: ADAPTERS[name].label for name in apps}
     text = table(results, labels)

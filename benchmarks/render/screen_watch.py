@@ -63,6 +63,17 @@ class _Watch:
     at: float | None = None
 
 
+class _AnsweringScreen(pyte.Screen):
+    """A screen that answers device-attribute and cursor-position queries, as a real
+    terminal does; an app that asks and waits would otherwise stall on a timeout."""
+
+    answer: Callable[[str], object] | None = None
+
+    def write_process_input(self, data: str) -> None:
+        if self.answer is not None:
+            self.answer(data)
+
+
 class ScreenWatcher:
     """Consumes (time, bytes) chunks into a pyte screen on its own thread."""
 
@@ -71,8 +82,10 @@ class ScreenWatcher:
         chunks: queue.SimpleQueue[tuple[float, bytes] | None],
         rows: int = ROWS,
         cols: int = COLUMNS,
+        answer: Callable[[str], object] | None = None,
     ) -> None:
-        self.screen = pyte.Screen(cols, rows)
+        self.screen = _AnsweringScreen(cols, rows)
+        self.screen.answer = answer
         self.stream = pyte.ByteStream(self.screen)
         self._chunks = chunks
         self._lock = threading.Lock()
