@@ -22,7 +22,7 @@ from pathlib import Path
 
 from benchmarks.render.apps import ADAPTERS, AppAdapter
 from benchmarks.render.endpoint import SCENARIOS, EndpointProcess, Scenario
-from benchmarks.render.measures import read_request_log, tree_cpu_seconds
+from benchmarks.render.measures import CpuSampler, read_request_log, tree_cpu_seconds
 from benchmarks.render.pty_driver import PtyApp, terminal_env
 from benchmarks.render.replay import (
     FIRST_VISIBLE_TOKEN_INDEX,
@@ -30,7 +30,7 @@ from benchmarks.render.replay import (
     final_marker,
     replay,
 )
-from benchmarks.render.screen_watch import ScreenWatcher, has_text
+from benchmarks.render.screen_watch import ScreenWatcher, Watch, has_text
 
 READY_TIMEOUT_S = 60.0
 IDLE_BEFORE_TYPING_S = 1.5  # let start-up work (update checks, model listing) finish
@@ -45,7 +45,8 @@ class RunResult:
     enter_to_request_ms: float | None = None
     first_token_ms: float | None = None
     final_lag_ms: float | None = None
-    cpu_s: float | None = None
+    cpu_s: float | None = None  # Enter -> SETTLE_S after the final text
+    cpu_reply_s: float | None = None  # request received -> the same end (no send-path work)
     bytes_written: int | None = None
     output_tokens: int | None = None
     followed: bool | None = None
@@ -124,8 +125,25 @@ def _drive(
     time.sleep(0.5)  # the typed prompt is echoed and idle again before Enter
     first = watcher.watch(_new_line_with(FIRST_VISIBLE_WORD, watcher.lines()))
     watcher.start_history()
+    sampler = CpuSampler(app.pid)
     cpu_before = tree_cpu_seconds(app.pid)
     enter_at = app.write(adapter.send_key)
+    try:
+        _reply(scenario, endpoint, watcher, first, result, enter_at, cpu_before, sampler)
+    finally:
+        sampler.stop()
+
+
+def _reply(
+    scenario: Scenario,
+    endpoint: EndpointProcess,
+    watcher: ScreenWatcher,
+    first: Watch,
+    result: RunResult,
+    enter_at: float,
+    cpu_before: float,
+    sampler: CpuSampler,
+) -> None:
 
     first_at = watcher.wait(first, 60.0)
     entry = _wait_entry(endpoint.log_path, enter_at - 0.001, scenario.final_timeout_s)
@@ -151,7 +169,11 @@ def _drive(
     remaining = max(5.0, scenario.final_timeout_s - (time.perf_counter() - entry["done_at"]))
     live = watcher.wait_for(has_text(phrase), remaining)
     time.sleep(SETTLE_S)
-    result.cpu_s = tree_cpu_seconds(app.pid) - cpu_before
+    cpu_end = tree_cpu_seconds(sampler.pid)
+    result.cpu_s = cpu_end - cpu_before
+    at_request = sampler.at(entry["received_at"])
+    if at_request is not None:
+        result.cpu_reply_s = cpu_end - at_request
     end_at = time.perf_counter()
     result.bytes_written = watcher.bytes_between(enter_at, end_at)
     if live is None:
@@ -178,6 +200,7 @@ def summarize(runs: list[RunResult]) -> dict:
         "first_token_ms",
         "final_lag_ms",
         "cpu_s",
+        "cpu_reply_s",
         "bytes_written",
     )
     summary: dict = {k: median([getattr(r, k) for r in runs]) for k in keys}

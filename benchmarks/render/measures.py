@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -61,3 +62,30 @@ def read_request_log(path: Path, wait_s: float = 3.0, count: int = 1) -> list[di
         if len(entries) >= count or time.monotonic() > deadline:
             return entries
         time.sleep(0.05)
+
+
+class CpuSampler:
+    """Samples a process tree's CPU every `period_s` on a thread, so the CPU spent up to any
+    moment of the run (e.g. when the request reached the endpoint) can be read afterwards."""
+
+    def __init__(self, pid: int, period_s: float = 0.02) -> None:
+        self.pid = pid
+        self.period_s = period_s
+        self.samples: list[tuple[float, float]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="cpu-sampler", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.samples.append((time.perf_counter(), tree_cpu_seconds(self.pid)))
+            self._stop.wait(self.period_s)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def at(self, moment: float) -> float | None:
+        """CPU seconds at the last sample taken at or before `moment`."""
+        before = [cpu for at, cpu in self.samples if at <= moment]
+        return before[-1] if before else None

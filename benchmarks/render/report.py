@@ -37,6 +37,12 @@ def _kb(value: object) -> str:
     return "–" if v is None else f"{v / 1000:,.0f} KB"
 
 
+def _cpu(summary: Summary, digits: int) -> str:
+    """From Enter; in brackets from the moment the request reached the endpoint, which
+    leaves out work on the send path (elia's first-send import)."""
+    return f"{_s(summary.get('cpu_s'), digits)} ({_s(summary.get('cpu_reply_s'), digits)})"
+
+
 def _lag(summary: Summary) -> str:
     text = "+" + _ms(summary.get("final_lag_ms")) if _num(summary.get("final_lag_ms")) else "–"
     if not summary.get("followed_all"):
@@ -66,7 +72,7 @@ ROWS: list[Row] = [
         "final_short",
         lambda s: _ms(s.get("final_lag_ms")),
     ),
-    ("app CPU time for a 60-token reply", "short", "cpu_short", lambda s: _s(s.get("cpu_s"))),
+    ("app CPU time for a 60-token reply", "short", "cpu_short", lambda s: _cpu(s, 2)),
     (
         "bytes written to the terminal for a 60-token reply",
         "short",
@@ -74,7 +80,7 @@ ROWS: list[Row] = [
         lambda s: _kb(s.get("bytes_written")),
     ),
     ("4,000-token reply at ~500 tokens/s: final render lag", "long", "final_long", _lag),
-    ("same: app CPU time", "long", "cpu_long", lambda s: _s(s.get("cpu_s"), 1)),
+    ("same: app CPU time", "long", "cpu_long", lambda s: _cpu(s, 1)),
 ]
 
 

@@ -57,7 +57,7 @@ def has_text(phrase: str) -> Predicate:
 
 
 @dataclass
-class _Watch:
+class Watch:
     predicate: Predicate
     done: threading.Event = field(default_factory=threading.Event)
     at: float | None = None
@@ -89,7 +89,7 @@ class ScreenWatcher:
         self.stream = pyte.ByteStream(self.screen)
         self._chunks = chunks
         self._lock = threading.Lock()
-        self._watches: list[_Watch] = []
+        self._watches: list[Watch] = []
         self.log: list[tuple[float, int]] = []  # (read time, byte count) of every chunk
         # Screens that differed from the one before, while recording (see final_appearance).
         self.history: deque[tuple[float, tuple[str, ...]]] = deque(maxlen=6000)
@@ -130,9 +130,9 @@ class ScreenWatcher:
     def text(self) -> str:
         return "\n".join(line.rstrip() for line in self.lines())
 
-    def watch(self, predicate: Predicate) -> _Watch:
+    def watch(self, predicate: Predicate) -> Watch:
         """Start watching now; if the screen already matches, the watch fires at once."""
-        w = _Watch(predicate)
+        w = Watch(predicate)
         with self._lock:
             if predicate(list(self.screen.display)):
                 w.at = time.perf_counter()
@@ -140,7 +140,7 @@ class ScreenWatcher:
             self._watches.append(w)
         return w
 
-    def wait(self, watch: _Watch, timeout_s: float) -> float | None:
+    def wait(self, watch: Watch, timeout_s: float) -> float | None:
         """Block until the watch fires; its chunk's read time, or None on timeout/exit."""
         watch.done.wait(timeout_s)
         return watch.at
