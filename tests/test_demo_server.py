@@ -125,12 +125,12 @@ async def test_reply_reports_what_it_received(client: AsyncOpenAI, server: DemoS
         {"role": "assistant", "content": "two"},
         {"role": "user", "content": "three"},
     ]
-    reply = await client.chat.completions.create(model="qwen-7b-chat", messages=messages)
+    reply = await client.chat.completions.create(model="demo-7b-chat", messages=messages)
     text = reply.choices[0].message.content or ""
     entry = server.requests[0]
     assert "**4 messages** (1 assistant, 1 system, 2 user)" in text
     assert f"**{entry['prompt_tokens']} prompt tokens**" in text
-    assert "`qwen-7b-chat`" in text and "simulated" in text
+    assert "`demo-7b-chat`" in text and "simulated" in text
 
 
 async def test_models_list(client: AsyncOpenAI) -> None:
