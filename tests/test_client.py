@@ -155,3 +155,41 @@ async def test_api_key_never_in_the_record(instant) -> None:
     _, finished = await collect(make_client(fault_url(instant, "401")), make_request())
     assert TEST_KEY not in repr(finished.record.to_dict())
     assert TEST_KEY[-4:] in (finished.record.error_message or "")
+
+
+def _chunk(delta: dict, finish_reason: str | None = None):
+    from openai.types.chat import ChatCompletionChunk
+
+    return ChatCompletionChunk.model_validate(
+        {
+            "id": "c",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": "m",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
+        }
+    )
+
+
+def test_what_counts_as_the_first_token() -> None:
+    # Parsing only (the chunks a reasoning model or a tool call streams); no HTTP involved.
+    from tui.engine.client import _Reply
+    from tui.engine.client_attempt import has_token
+
+    client = make_client("http://127.0.0.1:9/v1")
+    role_only = _chunk({"role": "assistant", "content": ""})
+    reasoning = _chunk({"reasoning_content": "thinking"})
+    tool = _chunk({"tool_calls": [{"index": 0, "function": {"name": "f", "arguments": "{"}}]})
+    content = _chunk({"content": "hi"})
+    assert not has_token(role_only)
+    assert has_token(reasoning) and has_token(tool) and has_token(content)
+    reply = _Reply()
+    events = client._on_chunk(role_only, 1.0, True, reply)
+    assert [type(e) for e in events] == [FirstByte] and reply.first_token_at is None
+    events = client._on_chunk(reasoning, 2.0, True, reply)
+    assert [type(e) for e in events] == [FirstToken, Delta] and reply.first_token_at == 2.0
+    assert events[1].kind == "reasoning" and reply.text == ""
+    events = client._on_chunk(tool, 3.0, True, reply)
+    assert [e.kind for e in events] == ["tool_call"] and events[0].text == "f{"
+    client._on_chunk(content, 4.0, True, reply)
+    assert reply.text == "hi" and reply.token_times == [2.0, 3.0, 4.0]

@@ -152,7 +152,7 @@ def classify_connection(error: BaseException, url: str) -> ClassifiedError:
         host = urlsplit(url).hostname or url
         return ClassifiedError(
             "dns",
-            f"cannot resolve host {host!r}: check base_url",
+            f"cannot resolve host {host!r} ({where}): check base_url",
             retryable=True,
         )
     if isinstance(cause, ConnectionRefusedError) or getattr(cause, "errno", None) == (
