@@ -120,3 +120,29 @@ def test_raw_text_when_piped_and_in_the_store(instant) -> None:
 
     with Store() as store:
         assert ESCAPED_MODEL in store.records(limit=1)[0]["reply_text"]
+
+
+def test_ctrl_c_cancels_keeping_the_partial_reply() -> None:
+    import signal
+
+    with demo("instant", decode_tokens_per_s=20.0) as server:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "tui", "ask", "--base-url", server.base_url, "reply 200 tokens"],
+            cwd=ROOT,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=dict(os.environ),
+        )
+        assert process.stdout is not None
+        first = process.stdout.read1(65536)  # type: ignore[attr-defined]
+        assert first  # the reply has started streaming
+        process.send_signal(signal.SIGINT)
+        rest, err = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert "cancelled" in err.decode() and "Traceback" not in err.decode()
+    assert len((first + rest).split()) < 200
+    from tui.engine.store import Store
+
+    with Store() as store:
+        assert store.records(limit=1)[0]["status"] == "cancelled"
