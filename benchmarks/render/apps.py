@@ -76,6 +76,9 @@ def _firsttoken(home: Path, base_url: str) -> Launch:
         )
     )
     env = _home_env(home) | {"FIRSTTOKEN_HOME": str(home / "firsttoken"), "FIRSTTOKEN_API_KEY": "x"}
+    # A/B runs: RENDER_FIRSTTOKEN_SRC=/path/to/other/checkout measures that tree's `tui`.
+    if os.environ.get("RENDER_FIRSTTOKEN_SRC"):
+        env["PYTHONPATH"] = os.environ["RENDER_FIRSTTOKEN_SRC"]
     argv = [
         sys.executable, "-m", "tui",
         "--config", str(config), "--settings", str(settings),

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -27,6 +29,21 @@ from benchmarks.render.peers.install_peers import PEERS, install
 from benchmarks.render.report import notes, table
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
+
+
+def _source() -> dict[str, object]:
+    """Which firsttoken was measured: the commit, and the files that differed from it."""
+    repo = Path(__file__).resolve().parents[2]
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True)
+        return done.stdout.strip()
+
+    return {
+        "commit": git("rev-parse", "HEAD"),
+        "modified": git("status", "--porcelain", "--", "tui").splitlines(),
+        "RENDER_FIRSTTOKEN_SRC": os.environ.get("RENDER_FIRSTTOKEN_SRC"),
+    }
 
 
 def _brief(run: RunResult) -> str:
