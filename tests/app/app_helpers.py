@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 from typing import Any
 
 from textual.pilot import Pilot
 
 from tui.app.app import FirstTokenApp
+from tui.app.widgets.latency_panel import LiveFigures
 from tui.config import ConfigFlags, load_config
 from tui.engine.endpoint import Endpoint
 from tui.engine.metrics import RequestRecord, Thresholds
@@ -65,18 +67,37 @@ async def send_and_wait(pilot: Pilot[Any], text: str) -> RequestRecord:
     return app.last_record
 
 
+FIXED_TIMINGS = {
+    "ttfb_ms": 212.0,
+    "ttft_ms": 240.0,
+    "total_ms": 1830.0,
+    "tpot_ms": 26.5,
+    "itl_p50_ms": 25.0,
+    "itl_p95_ms": 31.0,
+    "output_tokens_per_s": 37.7,
+}
+
+
 def fixed_record(record: RequestRecord) -> RequestRecord:
-    """Snapshot hook: replace wall-clock figures with fixed, plausible ones."""
-    fixed = dataclasses.replace(
-        record,
-        ttfb_ms=212.0,
-        ttft_ms=240.0,
-        total_ms=1830.0,
-        tpot_ms=26.5,
-        itl_p50_ms=25.0,
-        itl_p95_ms=31.0,
-        output_tokens_per_s=37.7,
-        started_at_epoch=0.0,
-    )
+    """Snapshot hook: wall-clock figures replaced by fixed ones (only where measured)."""
+    changes: dict[str, object] = {
+        k: v for k, v in FIXED_TIMINGS.items() if getattr(record, k) is not None
+    }
+    if record.error_message:  # the demo's random port appears in error hints
+        changes["error_message"] = re.sub(
+            r"127\.0\.0\.1:\d+", "demo.local:8000", record.error_message
+        )
+    fixed = dataclasses.replace(record, started_at_epoch=0.0, **changes)
     fixed.ttft_level = Thresholds().level(fixed.ttft_ms)
     return fixed
+
+
+def fixed_live(live: LiveFigures) -> LiveFigures:
+    """Snapshot hook for the live panel: fixed times, the real (deterministic) token count."""
+    return dataclasses.replace(
+        live,
+        elapsed_ms=1234.0,
+        ttfb_ms=212.0 if live.ttfb_ms is not None else None,
+        ttft_ms=240.0 if live.ttft_ms is not None else None,
+        decode_s=0.5,
+    )

@@ -101,6 +101,7 @@ class FirstTokenApp(App[None]):
         # Test-only hooks: snapshots replace wall-clock figures with fixed ones.
         self.record_hook: RecordHook | None = None
         self.live_panel = True
+        self.live_hook: Callable[[LiveFigures], LiveFigures] | None = None
         self.host_label: str | None = None  # shown instead of the real host:port
         self._streaming_view: AssistantMessage | None = None
         from tui.app.preferences import Preferences, PromptHistory
@@ -240,17 +241,18 @@ class FirstTokenApp(App[None]):
         decode = 0.0
         if state.first_token_at is not None and state.last_token_at is not None:
             decode = state.last_token_at - state.first_token_at
-        self.query_one(LatencyPanel).show_live(
-            LiveFigures(
-                elapsed_ms=(now - start) * 1000,
-                ttfb_ms=ttfb,
-                ttft_ms=ttft,
-                tokens=state.tokens,
-                decode_s=decode,
-                retries=state.retries,
-                streamed=runner.request.stream,
-            )
+        live = LiveFigures(
+            elapsed_ms=(now - start) * 1000,
+            ttfb_ms=ttfb,
+            ttft_ms=ttft,
+            tokens=state.tokens,
+            decode_s=decode,
+            retries=state.retries,
+            streamed=runner.request.stream,
         )
+        if self.live_hook is not None:
+            live = self.live_hook(live)
+        self.query_one(LatencyPanel).show_live(live)
 
     def _show_switches(self) -> None:
         s = self.session

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Digits, Static
 
 from tui.app.widgets.budget_gauge import BudgetGauge
@@ -62,7 +62,9 @@ class LatencyPanel(VerticalScroll):
 
     def compose(self) -> ComposeResult:
         yield Static("TTFT", id="ttft-label", classes="section")
-        yield Digits("—", id="ttft", classes="-idle")
+        with Horizontal(id="ttft-row"):
+            yield Digits("--", id="ttft", classes="-idle")
+            yield Static("", id="ttft-unit")
         yield Static("", id="ttft-note")
         yield Static("", id="timings")
         yield Static("prompt", classes="section")
@@ -86,13 +88,17 @@ class LatencyPanel(VerticalScroll):
 
     def _set_ttft(self, ms: float | None, level_class: str, label: str) -> None:
         digits = self.query_one("#ttft", Digits)
-        value, unit = ("—", "") if ms is None else _digits_value(ms)
+        value, unit = ("--", "") if ms is None else _digits_value(ms)
         if self._shown.get("ttft") != (value, level_class):
             self._shown["ttft"] = (value, level_class)
             digits.update(value)
             digits.remove_class(*LEVEL_CLASSES)
             digits.add_class(level_class)
-        self._set("ttft-label", Text.assemble(("TTFT ", "bold"), (label, "dim"), (f"  {unit}", "")))
+            unit_widget = self.query_one("#ttft-unit", Static)
+            unit_widget.remove_class(*LEVEL_CLASSES)
+            unit_widget.add_class(level_class)
+        self._set("ttft-unit", unit)
+        self._set("ttft-label", Text.assemble(("TTFT  ", "bold"), (label, "dim")))
 
     def _level_class(self, ms: float | None) -> str:
         level = self.thresholds.level(ms)

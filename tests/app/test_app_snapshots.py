@@ -1,0 +1,124 @@
+"""SVG snapshots of the app's key states (regenerate with `pytest --snapshot-update`).
+
+Wall-clock figures never reach a snapshot: finished requests go through `fixed_record`, the
+live panel through `fixed_live`, and the endpoint is shown as a fixed host label.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app_helpers import (
+    fixed_live,
+    fixed_record,
+    make_app,
+    send,
+    send_and_wait,
+    wait_for,
+    wait_ready,
+)
+
+from tui.app.app import FirstTokenApp
+from tui.app.widgets.chat_log import ChatLog
+from tui.app.widgets.prompt_input import PromptInput
+from tui.engine.demo_server import DemoThread
+
+SIZE = (130, 40)
+
+
+def snapshot_app(base_url: str, **overrides: Any) -> FirstTokenApp:
+    app = make_app(base_url, **overrides)
+    app.host_label = "demo.local:8000"
+    app.record_hook = fixed_record
+    app.live_hook = fixed_live
+    return app
+
+
+async def settle(pilot: Any) -> None:
+    app = pilot.app
+    app.clear_notifications()
+    app.query_one(PromptInput).cursor_blink = False
+    await pilot.pause(0.2)
+    await pilot.wait_for_scheduled_animations()
+
+
+def test_empty_app(snap_compare, demo: DemoThread):
+    async def run_before(pilot):
+        await wait_ready(pilot)
+        await settle(pilot)
+
+    assert snap_compare(snapshot_app(demo.base_url), terminal_size=SIZE, run_before=run_before)
+
+
+def test_reply_streaming(snap_compare, demo: DemoThread):
+    # The demo pauses for 10 minutes after the fifth token: a still, mid-stream frame.
+    app = snapshot_app(
+        f"{demo.root_url}/fault/stall-600000/v1", chunk_timeout_ms=900_000, timeout_seconds=900
+    )
+
+    async def run_before(pilot):
+        await wait_ready(pilot)
+        await send(pilot, "Why does a long prompt slow the first token?")
+        await wait_for(
+            pilot,
+            lambda: (
+                app.runner is not None
+                and app.runner.state.tokens >= 5
+                and app.runner.writer.flushes > 0
+            ),
+            what="five tokens on screen",
+        )
+        await pilot.pause(0.3)  # let the panel's timer tick and the last write land
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_finished_reply_with_metrics(snap_compare, demo: DemoThread):
+    app = snapshot_app(demo.base_url)
+
+    async def run_before(pilot):
+        await wait_ready(pilot)
+        await send_and_wait(pilot, "What is TTFT? reply 60 tokens")
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_trimming_preview(snap_compare, demo: DemoThread):
+    app = snapshot_app(demo.base_url)
+
+    async def run_before(pilot):
+        await wait_ready(pilot)
+        await pilot.press("f6")
+        await wait_for(pilot, lambda: bool(app.query(".-dropped")), what="dropped markers")
+        await pilot.press(*"and what about retries?")
+        await pilot.pause(0.3)  # the debounced preview
+        first_dropped = app.query(".-dropped").first()
+        app.query_one(ChatLog).scroll_to_widget(first_dropped, animate=False, top=True)
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_error_block(snap_compare, demo: DemoThread):
+    app = snapshot_app(f"{demo.root_url}/fault/500/v1", max_retries=0)
+
+    async def run_before(pilot):
+        await wait_ready(pilot)
+        await send_and_wait(pilot, "Is anyone there?")
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_light_theme(snap_compare, demo: DemoThread):
+    app = snapshot_app(demo.base_url)
+
+    async def run_before(pilot):
+        app.theme = "firsttoken-light"
+        await wait_ready(pilot)
+        await send_and_wait(pilot, "Show me some code, reply 80 tokens")
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
