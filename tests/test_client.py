@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from test_client_support import collect, demo, fault_url, make_client, make_request
 
@@ -24,6 +26,20 @@ def cpu_small():
 
 def _server_entry(server, index: int = -1) -> dict:
     return server.requests[index]
+
+
+async def _entry_after(server, count_before: int) -> dict:
+    """The log entry of the request made after `count_before` entries existed.
+
+    The server appends an entry once it has finished writing, which can be a moment after the
+    client has read the last chunk, so wait (bounded) instead of reading requests[-1] at once.
+    """
+    for _ in range(200):
+        entries = server.requests
+        if len(entries) > count_before:
+            return entries[count_before]
+        await asyncio.sleep(0.01)
+    raise AssertionError("the demo server logged no entry for the request")
 
 
 async def test_streaming_events_in_order_and_record_filled(instant) -> None:
@@ -79,9 +95,10 @@ async def test_usage_absent_counts_locally(instant) -> None:
 async def test_timing_consistent_with_the_servers_own_timestamps(cpu_small) -> None:
     # cpu-small: ~1.2 ms per prompt token of prefill, 60 tokens/s decode.
     prompt = "word " * 300 + "reply 6 tokens"
+    count_before = len(cpu_small.requests)
     events, finished = await collect(make_client(cpu_small.base_url), make_request(prompt))
     record = finished.record
-    entry = _server_entry(cpu_small)
+    entry = await _entry_after(cpu_small, count_before)
     started = next(e.at for e in events if isinstance(e, RequestStarted))
     first_byte = next(e.at for e in events if isinstance(e, FirstByte))
     first_token = next(e.at for e in events if isinstance(e, FirstToken))
