@@ -205,3 +205,65 @@ async def test_palette_lists_every_command(demo: DemoThread):
         ):
             assert expected in titles
         await pilot.pause()
+
+
+async def test_help_model_picker_and_system_prompt(demo: DemoThread):
+    from tui.app.screens.help import HelpScreen
+    from tui.app.screens.model_picker import ModelPicker
+    from tui.app.screens.system_prompt import SystemPromptScreen
+
+    app = make_app(demo.base_url)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+
+        await pilot.press("f2")
+        assert isinstance(app.screen, ModelPicker)
+        app.screen.dismiss("another-model")
+        await pilot.pause()
+        assert app.session.model == "another-model"
+        await send_and_wait(pilot, "which model?")
+        assert demo.requests[-1]["model"] == "another-model"
+
+        await pilot.press("f9")
+        assert isinstance(app.screen, SystemPromptScreen)
+        app.screen.dismiss("You are terse.")
+        await pilot.pause(0.1)
+        assert app.session.messages[0] == {"role": "system", "content": "You are terse."}
+        await send_and_wait(pilot, "hi")
+        assert demo.requests[-1]["messages"][0]["content"] == "You are terse."
+
+
+async def test_retry_and_new_chat(demo: DemoThread):
+    app = make_app(demo.base_url)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_ready(pilot)
+        await send_and_wait(pilot, "once, reply 8 tokens")
+        count = len(demo.requests)
+        before = app.last_record
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: app.last_record is not before and not app.busy)
+        assert len(demo.requests) == count + 1
+        assert [m["role"] for m in app.session.messages] == ["user", "assistant"]
+        assert len(app.query(AssistantMessage)) == 1
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert app.session.messages == []
+        assert not app.query(AssistantMessage)
+
+
+async def test_opens_with_a_messages_file_conversation(demo: DemoThread):
+    app = make_app(demo.base_url)
+    app.session.messages = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Earlier question"},
+        {"role": "assistant", "content": "Earlier answer"},
+    ]
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_ready(pilot)
+        assert len(app.query(MessageView)) == 3
+        await send_and_wait(pilot, "and now?")
+        assert demo.requests[-1]["message_count"] == 4

@@ -47,6 +47,31 @@ PANEL_TICK_S = 0.1  # the live counter's rate: 10 Hz, independent of the token r
 
 RecordHook = Callable[[RequestRecord], RequestRecord]
 
+# (key, what it does, group): the help screen; the footer and palette show the same actions.
+HELP_ENTRIES: list[tuple[str, str, str]] = [
+    ("enter", "send the prompt", "Chat"),
+    ("ctrl+j", "new line in the prompt (works in every terminal)", "Chat"),
+    ("shift+enter", "new line, where the terminal reports it", "Chat"),
+    ("↑ / ↓", "recall earlier prompts (on the first / last line)", "Chat"),
+    ("esc", "cancel the reply; what arrived stays, marked cancelled", "Chat"),
+    ("f5 / ctrl+r", "retry the last request", "Chat"),
+    ("ctrl+n", "new chat", "Chat"),
+    ("f9", "set this chat's system prompt", "Chat"),
+    ("f7", "copy the last reply", "Chat"),
+    ("f8", "copy the last code block of the last reply", "Chat"),
+    ("mouse drag", "select text in replies (ctrl+c copies it)", "Chat"),
+    ("ctrl+t", "trimming on / off for the next request", "Latency"),
+    ("f3 / ctrl+o", "streaming on / off for the next request", "Latency"),
+    ("ctrl+↑ / ctrl+↓", "prompt token budget +500 / -500", "Latency"),
+    ("f6", "load the bloated sample conversation (trimming demo)", "Latency"),
+    ("f2", "switch model (from GET /v1/models)", "App"),
+    ("f4", "switch theme (remembered)", "App"),
+    ("f10 / ctrl+b", "show / hide the latency panel", "App"),
+    ("ctrl+p", "command palette: every command by name", "App"),
+    ("f1", "this help", "App"),
+    ("ctrl+q", "quit", "App"),
+]
+
 
 class FirstTokenApp(App[None]):
     CSS_PATH = "app.tcss"
@@ -497,11 +522,8 @@ class FirstTokenApp(App[None]):
     async def action_load_sample(self) -> None:
         if self.busy:
             return
-        try:
-            from tui.app.sample_conversation import bloated_sample
-        except ImportError:  # TODO: remove once the sample module is always present
-            self.notify("the sample conversation is not available", severity="error")
-            return
+        from tui.app.sample_conversation import bloated_sample
+
         await self.load_messages(bloated_sample())
         self.notify("bloated sample loaded: send once with trimming off (ctrl+t), once on")
 
@@ -514,13 +536,8 @@ class FirstTokenApp(App[None]):
         self._update_preview()
 
     def action_switch_model(self) -> None:
-        try:
-            from tui.app.screens.model_picker import ModelPicker
-        except ImportError:  # TODO: fallback until the picker lands: cycle through the list
-            models = self.models
-            i = models.index(self.session.model) if self.session.model in models else -1
-            self._set_model(models[(i + 1) % len(models)])
-            return
+        from tui.app.screens.model_picker import ModelPicker
+
         self.push_screen(ModelPicker(self.models, self.session.model), self._set_model)
 
     def _set_model(self, model: str | None) -> None:
@@ -567,11 +584,8 @@ class FirstTokenApp(App[None]):
         return None
 
     def action_system_prompt(self) -> None:
-        try:
-            from tui.app.screens.system_prompt import SystemPromptScreen
-        except ImportError:  # TODO: until the editor screen lands
-            self.notify("the system prompt editor is not available", severity="error")
-            return
+        from tui.app.screens.system_prompt import SystemPromptScreen
+
         self.push_screen(SystemPromptScreen(self.session.system_prompt or ""), self._set_system)
 
     def _set_system(self, text: str | None) -> None:
@@ -604,17 +618,9 @@ class FirstTokenApp(App[None]):
         self._last_width = width
 
     def action_help(self) -> None:
-        try:
-            from tui.app.screens.help import HelpScreen
-        except ImportError:  # TODO: until the help screen lands, list the keys in a notice
-            lines = [f"{b.key}: {b.description}" for b in self._all_bindings()]
-            self.notify("\n".join(lines), title="keys", timeout=15)
-            return
-        self.push_screen(HelpScreen(self._all_bindings()))
+        from tui.app.screens.help import HelpScreen
 
-    def _all_bindings(self) -> list[Binding]:
-        own = [b for b in self.BINDINGS if isinstance(b, Binding)]
-        return [*PromptInput.BINDINGS, *own]  # type: ignore[list-item]
+        self.push_screen(HelpScreen(HELP_ENTRIES, title="firsttoken keys"))
 
     # -- the command palette: every binding, by its id -------------------------------------
 
