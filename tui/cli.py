@@ -225,6 +225,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _dispatch(args)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader went away (`firsttoken ask ... | head`): stop quietly like other Unix tools.
+        # Point stdout at devnull so the interpreter's final flush doesn't raise again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
     except Exception as error:  # the last line of defence: one line, never a traceback
         if os.environ.get("FIRSTTOKEN_DEBUG"):
             raise
