@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import TextArea
@@ -13,7 +14,9 @@ from textual.widgets import TextArea
 
 class PromptInput(TextArea):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "submit", "send", show=True, priority=True, id="send"),
+        # Shown in the footer; the key itself is handled in _on_key so it is processed in
+        # order after the characters typed before it (a priority binding would overtake them).
+        Binding("enter", "submit", "send", show=True, id="send"),
         # ctrl+j arrives as a plain line feed in every terminal; shift+enter only where the
         # terminal reports it (kitty protocol, some others).
         Binding("ctrl+j,shift+enter", "newline", "newline", show=False, id="newline"),
@@ -45,6 +48,14 @@ class PromptInput(TextArea):
             self.prompts.append(text)
         self._recall_index = None
         self.post_message(self.Submitted(self, text))
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.key == "enter":
+            event.stop()
+            event.prevent_default()
+            self.action_submit()
+            return
+        await super()._on_key(event)
 
     def action_newline(self) -> None:
         self.insert("\n")

@@ -43,7 +43,9 @@ class TtftHistory(Vertical):
         self.samples: list[TtftSample] = []
 
     def compose(self) -> ComposeResult:
-        yield Sparkline([], id="spark")
+        spark = Sparkline([], id="spark")
+        spark.display = False
+        yield spark
         yield Static(Text("no requests yet", style="dim"), id="compare")
 
     def add(self, sample: TtftSample) -> None:
@@ -56,7 +58,9 @@ class TtftHistory(Vertical):
         self.refresh_view()
 
     def refresh_view(self) -> None:
-        self.query_one("#spark", Sparkline).data = [s.ttft_ms for s in self.samples]
+        spark = self.query_one("#spark", Sparkline)
+        spark.data = [s.ttft_ms for s in self.samples]
+        spark.display = len(self.samples) >= 2  # one sample is a solid block, not a trend
         compare = self.query_one("#compare", Static)
         if not self.samples:
             compare.update(Text("no requests yet", style="dim"))

@@ -1,0 +1,116 @@
+"""End to end: the real `firsttoken` command in tmux against a local demo endpoint.
+
+Types a question, presses Enter, and reads the reply and a TTFT figure from the captured pane.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tui.engine.demo_server import DemoThread, start_demo_in_thread
+from tui.engine.latency_model import latency_model
+
+REPO = Path(__file__).resolve().parents[2]
+TTFT_IN_REPLY = re.compile(r"TTFT (\d+(?:\.\d+)?) (ms|s)\b")
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("tmux") is None, reason="tmux is not installed (needed to drive a real terminal)"
+)
+
+
+class Tmux:
+    """One tmux server on its own socket, so the test never touches the user's sessions."""
+
+    def __init__(self) -> None:
+        self.socket = f"firsttoken-test-{uuid.uuid4().hex[:8]}"
+        self.session = "app"
+
+    def run(self, *args: str) -> str:
+        done = subprocess.run(
+            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=10
+        )
+        return done.stdout
+
+    def capture(self) -> str:
+        return self.run("capture-pane", "-p", "-t", self.session)
+
+    def wait_for(self, check: Callable[[str], bool], timeout: float, what: str) -> str:
+        deadline = time.monotonic() + timeout
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.capture()
+            if check(screen):
+                return screen
+            time.sleep(0.1)
+        raise AssertionError(f"timed out waiting for {what}; the pane showed:\n{screen}")
+
+    def kill(self) -> None:
+        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
+
+
+@pytest.fixture
+def endpoint() -> Iterator[DemoThread]:
+    thread = start_demo_in_thread(latency_model("cpu-small"))
+    try:
+        yield thread
+    finally:
+        thread.stop()
+
+
+def test_firsttoken_in_tmux_answers_and_shows_ttft(endpoint: DemoThread, isolated_home: Path):
+    tmux = Tmux()
+    env_prefix = f"FIRSTTOKEN_HOME={isolated_home}"
+    command = (
+        # COLUMNS/LINES from the test runner would override the pane size inside the app.
+        f"cd {REPO} && env -u COLUMNS -u LINES {env_prefix} {sys.executable} -m tui "
+        f"--base-url {endpoint.base_url}; "
+        "sleep 60"  # keep the pane after exit so a failure can still be read
+    )
+    try:
+        tmux.run(
+            "new-session",
+            "-d",
+            "-s",
+            tmux.session,
+            "-x",
+            "120",
+            "-y",
+            "40",
+            "-e",
+            f"FIRSTTOKEN_HOME={isolated_home}",
+            command,
+        )
+        # A fresh tmux server without clients may fall back to 80x24: pin the size.
+        tmux.run("set-option", "-t", tmux.session, "window-size", "manual")
+        tmux.run("resize-window", "-t", tmux.session, "-x", "120", "-y", "40")
+        tmux.wait_for(
+            lambda s: "enter send" in s and "tokens next request" in s, 30, "the app to be ready"
+        )
+        tmux.run("send-keys", "-t", tmux.session, "-l", "What is TTFT? reply 20 tokens")
+        tmux.wait_for(lambda s: "reply 20 tokens" in s, 10, "the typed prompt")
+        tmux.run("send-keys", "-t", tmux.session, "Enter")
+        screen = tmux.wait_for(
+            lambda s: TTFT_IN_REPLY.search(s) is not None, 30, "the reply's TTFT figure"
+        )
+        assert "you" in screen and "What is TTFT?" in screen
+        assert "firsttoken demo reply" in screen  # the reply text itself
+        value, unit = TTFT_IN_REPLY.search(screen).groups()  # type: ignore[union-attr]
+        assert float(value) > 0 and unit in ("ms", "s")
+        assert "long_generation" in screen or "short_qa" in screen  # the panel's class line
+        chat = [r for r in endpoint.requests if r["path"].endswith("/chat/completions")]
+        assert len(chat) == 1
+        assert chat[0]["messages"][-1]["content"] == "What is TTFT? reply 20 tokens"
+        tmux.run("send-keys", "-t", tmux.session, "C-q")
+    finally:
+        tmux.kill()
+    assert os.path.exists(isolated_home / "data" / "history.sqlite3")
