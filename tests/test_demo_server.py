@@ -215,7 +215,13 @@ async def test_sdk_client_reuses_connection(client: AsyncOpenAI, server: DemoSer
 
 
 async def test_log_timestamps_follow_the_latency_model(tmp_path: Path) -> None:
-    model = replace(latency_model("cpu-small"), rtt_ms=2, queue_ms=3, decode_tokens_per_s=2000)
+    model = replace(
+        latency_model("cpu-small"),
+        rtt_ms=2,
+        queue_ms=3,
+        decode_tokens_per_s=2000,
+        prefix_cache=False,  # the same prompt twice: both must pay the full prefill here
+    )
     log = tmp_path / "requests.jsonl"
     demo = DemoServer(model, request_log=log)
     await demo.start()

@@ -5,9 +5,9 @@ GET /v1/models, POST /v1/chat/completions (SSE streaming or one JSON body), GET 
 This module routes requests and keeps the request log; the parts live beside it:
 demo_http.py (HTTP/1.1), demo_exchange.py (one response and its timestamps), demo_faults.py
 (fault specs), demo_models.py (/v1/models), demo_chat.py (what a chat request gets),
-demo_stream.py (SSE / JSON on the latency schedule), demo_reply.py (reply text) and
-demo_thread.py (a server in a daemon thread). Every number here is simulated, and the replies
-say so.
+demo_stream.py (SSE / JSON on the latency schedule), demo_reply.py (reply text),
+demo_prefix.py (llama.cpp's prompt-prefix reuse) and demo_thread.py (a server in a daemon
+thread). Every number here is simulated, and the replies say so.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from tui.engine.demo_faults import (
     parse_fault,
 )
 from tui.engine.demo_models import answer_models
+from tui.engine.demo_prefix import PrefixCache
 from tui.engine.demo_stream import MAX_TOKENS_PER_WRITE
 from tui.engine.demo_thread import DemoThread, start_demo_in_thread
 from tui.engine.latency_model import LatencyModel
@@ -62,6 +63,12 @@ def count_prompt_tokens(model: str, messages: list[dict]) -> int:
     return get_counter(model).count_messages(messages)
 
 
+def _prompt_and_cached_tokens(model: str, messages: list[dict], shared: int) -> tuple[int, int]:
+    """Prompt tokens, and how many of them the first `shared` messages account for."""
+    cached = count_prompt_tokens(model, messages[:shared]) if shared else 0
+    return count_prompt_tokens(model, messages), cached
+
+
 class DemoServer:
     """The demo endpoint on an asyncio loop; `await start()`, then `base_url` is live."""
 
@@ -81,6 +88,7 @@ class DemoServer:
         self._connections: set[asyncio.Task] = set()
         self._warmup: asyncio.Task | None = None
         self._faults = FaultCounter()
+        self._prefix = PrefixCache()
         self._count = 0
         self._id_prefix = f"chatcmpl-demo{secrets.token_hex(3)}"
         self._log_failed = False
@@ -302,7 +310,11 @@ class DemoServer:
             stream and isinstance(options, dict) and options.get("include_usage") is True
         )
         max_tokens = body.get("max_completion_tokens", body.get("max_tokens"))
-        prompt_tokens = await asyncio.to_thread(count_prompt_tokens, model_name, messages)
+        shared = self._prefix.shared(messages) if self.model.prefix_cache else 0
+        prompt_tokens, cached = await asyncio.to_thread(
+            _prompt_and_cached_tokens, model_name, messages, shared
+        )
+        uncached = prompt_tokens - cached  # only these are prefilled
         self._count += 1
         entry: dict[str, Any] = {
             "id": f"{self._id_prefix}-{self._count:06d}",
@@ -316,6 +328,7 @@ class DemoServer:
             "message_count": len(messages),
             "messages": messages,
             "prompt_tokens": prompt_tokens,
+            "cached_prompt_tokens": cached,
             "received_at": received_at,
             "first_byte_at": None,
             "first_token_at": None,
@@ -323,9 +336,9 @@ class DemoServer:
             "done_at": None,
             "received_at_epoch": received_at_epoch,
             "output_tokens": 0,
-            "prefill_ms": self.model.prefill_ms(prompt_tokens),
+            "prefill_ms": self.model.prefill_ms(uncached),
             # Beyond the contract, for the curious: what the model scheduled and how it ended.
-            "simulated_ttft_ms": self.model.ttft_ms(prompt_tokens, self._count),
+            "simulated_ttft_ms": self.model.ttft_ms(uncached, self._count),
             "preset": self.model.preset,
             "status": None,
             "finish_reason": None,
@@ -340,6 +353,10 @@ class DemoServer:
             raise
         finally:
             entry["done_at"] = time.perf_counter()
+            # Only a prompt the model read stays in its cache: not one refused with an error,
+            # dropped or hung, nor the context overflow that `empty` stands for.
+            if entry["status"] == 200 and (fault is None or fault.kind != "empty"):
+                self._prefix.remember(messages)
             self._append_log(entry)
 
     def _append_log(self, entry: dict) -> None:
