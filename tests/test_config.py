@@ -335,3 +335,16 @@ def test_empty_file_key_then_openai_key_does_not_warn(tmp_path: Path) -> None:
     write(tmp_path, "config.toml", '[llm]\napi_key = ""')
     config = load_config(NO_FLAGS, env={"OPENAI_API_KEY": "sk-openai"}, cwd=tmp_path)
     assert config.api_key == "sk-openai" and config.warnings == ()
+
+
+def test_demo_prefix_cache_override_is_a_boolean(tmp_path: Path) -> None:
+    from tui.config import ConfigError
+    from tui.engine.latency_model import latency_model
+
+    write(tmp_path, "config.toml", '[demo]\npreset = "cpu-small"\nprefix_cache = false\n')
+    config = load_config(ConfigFlags(), env={}, cwd=tmp_path)
+    assert config.demo_overrides == {"prefix_cache": False}
+    assert latency_model(config.demo_preset, config.demo_overrides).prefix_cache is False
+    write(tmp_path, "config.toml", '[demo]\nprefix_cache = "no"\n')
+    with pytest.raises(ConfigError, match="prefix_cache"):
+        load_config(ConfigFlags(), env={}, cwd=tmp_path)

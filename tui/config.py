@@ -78,7 +78,7 @@ class Config:
     log_every_request: bool = True
     request_classes: tuple[RequestClass, ...] = DEFAULT_REQUEST_CLASSES
     demo_preset: str = "cpu-small"
-    demo_overrides: Mapping[str, float] = field(default_factory=dict)
+    demo_overrides: Mapping[str, float | bool] = field(default_factory=dict)
     origins: Mapping[str, str] = field(default_factory=dict, compare=False)
     searched: tuple[str, ...] = field(default=(), compare=False)
     config_path: Path | None = field(default=None, compare=False)

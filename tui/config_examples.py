@@ -98,6 +98,8 @@ preset = "cpu-small"
 # jitter_ms = 0                 # random extra delay (seeded, reproducible)
 # reply_tokens = 120            # reply length when the prompt does not ask for one
 # seed = 0                      # jitter seed
+# prefix_cache = true           # reuse the previous prompt's identical leading messages
+#                               # (llama.cpp does; on for cpu-small only)
 """
 
 SETTINGS_EXAMPLE_JSON = r"""{

@@ -170,6 +170,7 @@ _DEMO_OVERRIDES: dict[str, Check] = {
     "jitter_ms": number(0),
     "reply_tokens": integer(1),
     "seed": integer(),
+    "prefix_cache": boolean,
 }
 
 TOML_KEYS: tuple[Key, ...] = (

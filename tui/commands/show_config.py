@@ -69,18 +69,23 @@ def _value(config: Config, name: str) -> str:
         return mask_secret(value)
     if name == "base_url" and value is None:
         return "(embedded demo endpoint)" if config.uses_demo_endpoint else "(SDK default)"
+    if name == "request_classes":
+        return ", ".join(_request_class(request_class) for request_class in value)
+    if isinstance(value, Mapping):
+        pairs = (f"{key}={_scalar(item)}" for key, item in value.items())
+        return ", ".join(pairs) or "(none)"
+    if isinstance(value, tuple):
+        return ", ".join(value) or "(none)"
+    return _scalar(value)
+
+
+def _scalar(value: object) -> str:
     if value is None:
         return "(not set)"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
         return f"{value:g}"
-    if name == "request_classes":
-        return ", ".join(_request_class(request_class) for request_class in value)
-    if isinstance(value, Mapping):
-        return ", ".join(f"{key}={item:g}" for key, item in value.items()) or "(none)"
-    if isinstance(value, tuple):
-        return ", ".join(value) or "(none)"
     return str(value)
 
 

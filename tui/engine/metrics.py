@@ -13,6 +13,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from enum import Enum
+from itertools import pairwise
 
 
 class TtftLevel(str, Enum):
@@ -154,12 +155,12 @@ def derive_timings(
     record.ttft_ms = (first_token_at - started_at) * 1000.0
     end = last_token_at if last_token_at is not None else first_token_at
     record.total_ms = (end - started_at) * 1000.0
-    gaps = [(b - a) * 1000.0 for a, b in zip(token_times, token_times[1:])]
+    gaps = [(b - a) * 1000.0 for a, b in pairwise(token_times)]
     record.itl_p50_ms = percentile(gaps, 50)
     record.itl_p95_ms = percentile(gaps, 95)
     record.output_tokens = output_tokens
     if output_tokens is not None and output_tokens >= 2:
         record.tpot_ms = (record.total_ms - record.ttft_ms) / (output_tokens - 1)
-        decode_s = (end - first_token_at)
+        decode_s = end - first_token_at
         if decode_s > 0:
             record.output_tokens_per_s = (output_tokens - 1) / decode_s
