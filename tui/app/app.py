@@ -8,6 +8,7 @@ keep-alive connection is open before the first Enter.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 from collections.abc import Callable, Iterable
@@ -23,7 +24,7 @@ from textual.widgets import Footer, Header, TextArea
 from textual.worker import Worker, WorkerState
 
 from tui.app.chat_session import ChatSession, TrimPreview
-from tui.app.request_runner import RequestRunner
+from tui.app.request_runner import NetworkLoop, RequestRunner
 from tui.app.widgets.budget_gauge import BudgetFigures, BudgetGauge
 from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.latency_panel import LatencyPanel, LiveFigures
@@ -116,6 +117,7 @@ class FirstTokenApp(App[None]):
         self.client: ChatClient | None = None
         self.models: list[str] = list(config.models) or [config.model]
         self.runner: RequestRunner | None = None
+        self.network = NetworkLoop()  # the engine client's own loop (thread)
         self.preview: TrimPreview | None = None
         self.last_record: RequestRecord | None = None
         self._ready_at: float | None = None
@@ -160,9 +162,12 @@ class FirstTokenApp(App[None]):
         if self.session.messages:
             self.query_one(ChatLog).add_messages(self.session.messages)
         self.set_interval(PANEL_TICK_S, self._tick)
-        self.query_one(PromptInput).focus()
+        prompt = self.query_one(PromptInput)
+        prompt.on_submit = self.submit
+        prompt.focus()
         self.theme_changed_signal.subscribe(self, self._on_theme_changed)
-        self._warm_up()
+        # After the first frame: the heavy imports must not delay the first paint (GIL).
+        self.call_after_refresh(self._warm_up)
 
     def _host(self) -> str:
         if self.host_label is not None:
@@ -209,13 +214,24 @@ class FirstTokenApp(App[None]):
     # -- warm-up: heavy imports and the first connection, off the UI thread -------------------
 
     @work(thread=True, exclusive=True, group="warm-up")
-    def _warm_up(self) -> TokenCounter:
-        from tui.engine import client as _client  # noqa: F401  (imports openai: ~0.9 s)
-        from tui.engine import request_builder as _builder  # noqa: F401
-        from tui.engine import trim as _trim  # noqa: F401
+    def _warm_up(self) -> tuple[TokenCounter, ChatClient]:
+        """Everything the first Enter would otherwise pay for, done before it."""
+        from tui.engine.endpoint import client_for  # imports openai: ~0.9 s here
+        from tui.engine.request_builder import build_request
         from tui.engine.tokens import get_counter
 
-        return get_counter(self.session.model).load()
+        counter = get_counter(self.session.model).load()
+        client = client_for(self.config, self.endpoint, counter)
+        # The SDK imports its chat resources lazily on first use (~60 ms): do it now.
+        _ = client._sdk.chat.completions
+        build_request(
+            [{"role": "user", "content": "warm up"}],
+            self.config,
+            counter,
+            trim_enabled=True,
+            stream=True,
+        )
+        return counter, client
 
     @on(Worker.StateChanged)
     def _worker_changed(self, event: Worker.StateChanged) -> None:
@@ -223,10 +239,7 @@ class FirstTokenApp(App[None]):
         if worker.group != "warm-up":
             return
         if event.state == WorkerState.SUCCESS:
-            from tui.engine.endpoint import client_for
-
-            self.counter = worker.result
-            self.client = client_for(self.config, self.endpoint, self.counter)
+            self.counter, self.client = worker.result
             self._ready_at = time.perf_counter()
             self._connect()
             self._update_preview()
@@ -238,7 +251,7 @@ class FirstTokenApp(App[None]):
         """list_models() opens the keep-alive connection and fills the model picker."""
         assert self.client is not None
         try:
-            models = await self.client.list_models()
+            models = await self.network.call(self.client.list_models())
         except Exception:  # ClientError: the configured list stays; the first send reports it
             return
         finally:
@@ -349,17 +362,24 @@ class FirstTokenApp(App[None]):
         return self.runner is not None and self.runner.state.finished is None
 
     @on(PromptInput.Submitted)
-    def _submitted(self, event: PromptInput.Submitted) -> None:
+    def _submitted_message(self, event: PromptInput.Submitted) -> None:
+        self.submit(event.text)
+
+    def submit(self, text: str) -> None:
+        """Send `text` as the next user message (Enter calls this directly)."""
         if self.busy:
             self.notify("a reply is still streaming: esc cancels it", severity="warning")
             return
-        if self.prompt_history is not None:
-            self.prompt_history.append(event.text)
-        event.prompt_input.clear_prompt()
-        index = self.session.add_user(event.text)
-        self.query_one(ChatLog).add_message(index, self.session.messages[index])
+        prompt = self.query_one(PromptInput)
+        index = self.session.add_user(text)
         self._save_message(self.session.messages[index])  # saved before the request is sent
-        self._send()
+        # The request leaves first; the chat pane's mounting and the history file follow.
+        started = self._begin_request() if self.client is not None else None
+        prompt.clear_prompt()
+        self.query_one(ChatLog).add_message(index, self.session.messages[index])
+        if self.prompt_history is not None:
+            self.prompt_history.append(text)
+        self._await_reply(started)
 
     def _save_message(self, message: dict[str, Any]) -> None:
         if self.store is None:
@@ -374,26 +394,33 @@ class FirstTokenApp(App[None]):
         except Exception as error:  # history is not worth losing the reply over
             self.notify(f"history not saved: {error}", severity="warning")
 
+    def _begin_request(self) -> tuple[RequestRunner, AssistantMessage]:
+        """Build the request and hand it to the network loop now; the reply's block is
+        created here and mounted by the caller's next steps."""
+        assert self.client is not None and self.counter is not None
+        request = self.session.build_request(self.counter)
+        view = AssistantMessage(len(self.session.messages), model=self.session.model)
+        runner = RequestRunner(self.client, request, ReplyWriter(view.markdown), self.network)
+        runner.start()
+        self.runner = runner
+        return runner, view
+
     @work(exclusive=True, group="request")
-    async def _send(self) -> None:
-        if self.client is None or self.counter is None:
-            # The first Enter came before the warm-up finished: wait for it (rare; ~0.3 s).
-            waiter = next((w for w in self.workers if w.group == "warm-up"), None)
-            if waiter is not None:
-                await waiter.wait()
+    async def _await_reply(self, started: tuple[RequestRunner, AssistantMessage] | None) -> None:
+        if started is None:
+            # Enter came before the warm-up finished: wait for it (only right after start).
             while self.client is None:
                 await self._sleep(0.01)
-        request = self.session.build_request(self.counter)  # type: ignore[arg-type]
+            started = self._begin_request()
+        runner, view = started
         chat = self.query_one(ChatLog)
-        view = chat.add_assistant(len(self.session.messages), self.session.model)
+        mounted = chat.mount_reply(view)
         view.set_status("waiting for the first token…")
         view.add_class("-streaming")
-        runner = RequestRunner(self.client, request, ReplyWriter(view.markdown))
-        self.runner = runner
         self._streaming_view = view
         self._tick()
         try:
-            finished = await runner.run()
+            finished = await runner.run(ready=mounted)
         except Exception as error:  # the engine promises Finished; never let the app die
             view.remove()
             chat.add_error("unexpected", f"{type(error).__name__}: {error}")
@@ -406,8 +433,6 @@ class FirstTokenApp(App[None]):
         await self._finished(view, finished)
 
     async def _sleep(self, seconds: float) -> None:
-        import asyncio
-
         await asyncio.sleep(seconds)
 
     async def _finished(self, view: AssistantMessage, finished: Finished) -> None:
@@ -500,7 +525,8 @@ class FirstTokenApp(App[None]):
                 break
             if isinstance(child, (AssistantMessage, ErrorMessage)):
                 child.remove()
-        self._send()
+        started = self._begin_request() if self.client is not None else None
+        self._await_reply(started)
 
     async def action_new_chat(self) -> None:
         if self.busy and self.runner is not None:
@@ -677,4 +703,5 @@ class FirstTokenApp(App[None]):
     async def on_unmount(self) -> None:
         if self.client is not None:
             with contextlib.suppress(Exception):
-                await self.client.aclose()
+                await asyncio.wait_for(self.network.call(self.client.aclose()), 1.0)
+        self.network.stop()

@@ -1,16 +1,22 @@
 """Drives the engine client for one request and turns its events into cheap state.
 
-It runs as a Textual worker on the app's own event loop (the SDK's I/O is async, so the UI is
-never blocked). Per Delta it does three attribute writes and a `ReplyWriter.feed` (a list
-append): no widget calls, no messages posted. The side panel reads `state` from a ~10 Hz timer.
+The client lives on a private event loop in a daemon thread (`NetworkLoop`), so the request
+leaves the moment Enter is handled, whatever the UI is busy mounting or painting, and every
+receipt time is stamped by a loop that never waits for a frame. Per Delta the network side
+does three attribute writes and a `ReplyWriter.feed` (a deque append): no widget calls, no
+messages posted, no per-token cross-thread calls. The side panel reads `state` on a ~10 Hz
+timer; the UI awaits only the final `Finished`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import threading
 import time
+from collections.abc import Coroutine
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from tui.engine.events import (
     Delta,
@@ -25,6 +31,38 @@ from tui.engine.events import (
 if TYPE_CHECKING:
     from tui.app.widgets.reply_writer import ReplyWriter
     from tui.engine.client import ChatClient, ChatRequest
+
+T = TypeVar("T")
+
+
+class NetworkLoop:
+    """An asyncio loop in a daemon thread, owned by the app, where the engine client runs."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(
+            target=self._serve, name="firsttoken-network", daemon=True
+        )
+        self._thread.start()
+
+    def _serve(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        self.loop.run_forever()
+
+    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop)
+
+    async def call(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run `coro` on the network loop and await its result from the calling loop."""
+        return await asyncio.wrap_future(self.submit(coro))
+
+    def call_soon(self, callback: Any, *args: Any) -> None:
+        self.loop.call_soon_threadsafe(callback, *args)
+
+    def stop(self, timeout: float = 2.0) -> None:
+        if self.loop.is_running():
+            self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(timeout)
 
 
 @dataclass(slots=True)
@@ -45,20 +83,35 @@ class RunState:
 
 
 class RequestRunner:
-    def __init__(self, client: ChatClient, request: ChatRequest, writer: ReplyWriter) -> None:
+    def __init__(
+        self,
+        client: ChatClient,
+        request: ChatRequest,
+        writer: ReplyWriter,
+        network: NetworkLoop | None = None,
+    ) -> None:
         self.client = client
         self.request = request
         self.writer = writer
-        self.cancel_event = asyncio.Event()
+        self.network = network
+        self.cancel_event = asyncio.Event()  # waited on by the client, on the network loop
         self.state = RunState(sent_at=time.perf_counter())
+        self._future: concurrent.futures.Future[Finished] | None = None
+
+    def start(self) -> None:
+        """Send now (on the network loop); `run()` later awaits the outcome."""
+        if self.network is not None and self._future is None:
+            self._future = self.network.submit(self._consume())
 
     def cancel(self) -> None:
-        self.cancel_event.set()
+        if self.network is not None:
+            self.network.call_soon(self.cancel_event.set)
+        else:
+            self.cancel_event.set()
 
-    async def run(self) -> Finished:
+    async def _consume(self) -> Finished:
         state = self.state
         feed = self.writer.feed
-        self.writer.start()
         finished: Finished | None = None
         async for event in self.client.stream(self.request, self.cancel_event):
             kind = type(event)
@@ -82,6 +135,17 @@ class RequestRunner:
             elif kind is Finished:
                 finished = event  # type: ignore[assignment]
         assert finished is not None, "the client always ends with Finished"
-        state.finished = finished
+        return finished
+
+    async def run(self, ready: Any = None) -> Finished:
+        """Await the reply (UI loop): the writer flushes meanwhile; then the final render."""
+        self.writer.start(ready)
+        if self.network is None:
+            finished = await self._consume()
+        else:
+            self.start()
+            assert self._future is not None
+            finished = await asyncio.wrap_future(self._future)
+        self.state.finished = finished
         await self.writer.finish(finished.text)
         return finished

@@ -66,6 +66,10 @@ def run(args: argparse.Namespace, config: Config) -> int:
             print(f"firsttoken: error: {error}", file=sys.stderr)
             return EXIT_USAGE
 
+    # The engine client runs on its own thread: let it take the GIL within 1 ms of a socket
+    # event instead of CPython's default 5 ms, so a busy frame cannot hold a request or a token.
+    sys.setswitchinterval(0.001)
+
     from tui.app.app import FirstTokenApp
     from tui.engine.endpoint import open_endpoint
 

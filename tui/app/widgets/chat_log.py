@@ -8,6 +8,7 @@ from collections.abc import Iterable
 
 from rich.text import Text
 from textual.containers import VerticalScroll
+from textual.widget import AwaitMount
 from textual.widgets import Static
 
 from tui.app.widgets.message_view import (
@@ -65,6 +66,10 @@ class ChatLog(VerticalScroll):
                 views.append(PlainMessage(start + offset, role, message_text(message)))
         if views:
             self.mount_all(views)
+
+    def mount_reply(self, view: AssistantMessage) -> AwaitMount:
+        self._drop_welcome()
+        return self.mount(view)
 
     def add_assistant(self, index: int, model: str) -> AssistantMessage:
         self._drop_welcome()

@@ -3,6 +3,7 @@ Up/Down on the first/last line recall earlier prompts."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -37,6 +38,9 @@ class PromptInput(TextArea):
             **kwargs,  # type: ignore[arg-type]
         )
         self.prompts: list[str] = list(history or [])
+        # Called directly on Enter when set (the app sets it): a posted message would bubble
+        # through every container's queue before the request could leave.
+        self.on_submit: Callable[[str], None] | None = None
         self._recall_index: int | None = None  # position in history while recalling
         self._draft = ""  # what was typed before recalling started
 
@@ -47,7 +51,10 @@ class PromptInput(TextArea):
         if not self.prompts or self.prompts[-1] != text:
             self.prompts.append(text)
         self._recall_index = None
-        self.post_message(self.Submitted(self, text))
+        if self.on_submit is not None:
+            self.on_submit(text)
+        else:
+            self.post_message(self.Submitted(self, text))
 
     async def _on_key(self, event: events.Key) -> None:
         if event.key == "enter":

@@ -1,11 +1,14 @@
 """Coalescing writer from the token stream into one Markdown widget.
 
-The hot path (`feed`) only appends to a list and sets an already-set event: no joins, no
-widget calls, no allocation beyond the list slot. A small flusher task writes what piled up
-with `Markdown.append` (incremental: only the last block is re-parsed), at most once per
-`interval_s`. The first token after an idle spell is written at once (leading edge); when the
-stream ends the rest is written immediately (trailing edge), then the message gets one full
-`Markdown.update()` (an unterminated code fence can otherwise stay blank).
+The hot path (`feed`) is a deque append and a flag test: no joins, no widget calls, no loop
+calls. It is safe to call from the network thread: the only cross-thread call is one wake-up
+of the flusher when it sleeps idle (at most once per write, never per token).
+
+The flusher (a task on the UI loop) writes what piled up with `Markdown.append` (incremental:
+only the last block is re-parsed), at most once per `interval_s`. The first token after an
+idle spell is written at once (leading edge); when the stream ends the rest is written
+immediately (trailing edge), then the message gets one full `Markdown.update()` (an
+unterminated code fence can otherwise stay blank).
 """
 
 from __future__ import annotations
@@ -13,43 +16,65 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections import deque
+from collections.abc import Awaitable
 
 from textual.widgets import Markdown
 
-FLUSH_INTERVAL_S = 0.05  # 20 writes/s at most: the measured sweet spot (DESIGN.md: 2.4x less CPU)
+FLUSH_INTERVAL_S = 0.05  # 20 writes/s at most: DESIGN.md measured 2.4x less CPU at this rate
 
 
 class ReplyWriter:
     def __init__(self, markdown: Markdown, interval_s: float = FLUSH_INTERVAL_S) -> None:
         self._markdown = markdown
         self._interval_s = interval_s
-        self._pending: list[str] = []
+        self._pending: deque[str] = deque()
+        self._idle = False  # the flusher waits for a wake-up (set only by the flusher)
         self._wake = asyncio.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._closed = False
         self._task: asyncio.Task[None] | None = None
+        self._ready: asyncio.Future[object] | None = None
         self.flushes = 0  # how many appends reached the widget (tests and benchmarks read it)
         self.first_flush_at: float | None = None  # perf_counter when the first text was written
 
-    def start(self) -> None:
+    def start(self, ready: Awaitable[object] | None = None) -> None:
+        """Start flushing on the running (UI) loop; `ready` (e.g. the mount) is awaited first."""
         if self._task is None:
+            self._loop = asyncio.get_running_loop()
+            if ready is not None:
+                self._ready = asyncio.ensure_future(ready)
             self._task = asyncio.create_task(self._run(), name="reply-writer")
 
     def feed(self, text: str) -> None:
-        """Per-token hot path: a list append and an event set."""
+        """Per-token hot path; any thread."""
         self._pending.append(text)
-        self._wake.set()
+        if self._idle:
+            self._idle = False
+            loop = self._loop
+            if loop is not None:
+                loop.call_soon_threadsafe(self._wake.set)
+
+    def _take(self) -> str:
+        pending = self._pending
+        # Only this side pops, so taking exactly the items present now never loses one that
+        # the network thread appends meanwhile.
+        return "".join([pending.popleft() for _ in range(len(pending))])
 
     async def _run(self) -> None:
-        pending = self._pending
+        if self._ready is not None:
+            # Shielded: cancelling this task must not cancel the shared mount future.
+            await asyncio.shield(self._ready)
         while True:
-            await self._wake.wait()
-            self._wake.clear()
-            if pending:
-                chunk = "".join(pending)
-                pending.clear()
+            if not self._pending:
+                self._idle = True  # announce first, then look: no wake-up can be lost
+                if not self._pending:
+                    await self._wake.wait()
+                self._idle = False
+                self._wake.clear()
+            chunk = self._take()
+            if chunk:
                 await self._write(chunk)
-            if self._closed:
-                return
             # Throttle: whatever arrives during this pause goes out in the next single write.
             await asyncio.sleep(self._interval_s)
 
@@ -64,16 +89,17 @@ class ReplyWriter:
         await self._markdown.append(chunk)
 
     async def finish(self, full_text: str | None) -> None:
-        """Write the tail now, then render the whole reply once, properly."""
+        """Write the tail now (it reaches the screen first), then render the reply once, fully."""
         self._closed = True
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
-        if self._pending:
-            chunk = "".join(self._pending)
-            self._pending.clear()
+        if self._ready is not None:
+            await self._ready  # a very fast reply can end before its widget is mounted
+        chunk = self._take()
+        if chunk:
             await self._write(chunk)
         text = full_text if full_text is not None else self._markdown.source
         if text:
