@@ -26,6 +26,7 @@ pytestmark = pytest.mark.bench
 REPLY_TOKENS = 4_000
 TOKENS_PER_S = 2_000.0  # issue 3's benchmark rate: 2 s of streaming per variant
 MAX_RATIO = 0.8
+ROUNDS = 2
 
 
 def prerecorded_deltas() -> list[str]:
@@ -101,14 +102,21 @@ async def cpu_seconds(variant: Variant, deltas: Sequence[str]) -> tuple[float, s
 async def test_firsttoken_reply_writer_costs_well_under_a_bare_stream() -> None:
     deltas = prerecorded_deltas()
     expected = "".join(deltas)
-    bare_cpu, bare_text = await cpu_seconds(bare_stream, deltas)
-    ours_cpu, ours_text = await cpu_seconds(firsttoken_writer, deltas)
-    assert bare_text == expected
-    assert ours_text == expected
-    ratio = ours_cpu / bare_cpu
-    print(f"\nrender guard: bare {bare_cpu:.2f} s CPU, ours {ours_cpu:.2f} s, ratio {ratio:.2f}")
+    bare: list[float] = []
+    ours: list[float] = []
+    # Alternate the two and keep each one's best run: interference from other work on the
+    # machine only ever adds CPU time, so the minimum is the steadiest estimate.
+    for _ in range(ROUNDS):
+        bare_cpu, bare_text = await cpu_seconds(bare_stream, deltas)
+        ours_cpu, ours_text = await cpu_seconds(firsttoken_writer, deltas)
+        assert bare_text == expected
+        assert ours_text == expected
+        bare.append(bare_cpu)
+        ours.append(ours_cpu)
+    ratio = min(ours) / min(bare)
+    print(f"\nrender guard: bare {bare} s CPU, ours {ours} s, ratio of minima {ratio:.2f}")
     assert ratio < MAX_RATIO, (
-        f"firsttoken's reply writer used {ours_cpu:.2f} s CPU vs {bare_cpu:.2f} s for a bare "
+        f"firsttoken's reply writer used {min(ours):.2f} s CPU vs {min(bare):.2f} s for a bare "
         f"MarkdownStream on the same {REPLY_TOKENS}-token reply (ratio {ratio:.2f} >= "
         f"{MAX_RATIO}): per-token work is back on the render path"
     )
