@@ -20,6 +20,7 @@ from app_helpers import (
 
 from tui.app.app import FirstTokenApp
 from tui.app.widgets.chat_log import ChatLog
+from tui.app.widgets.message_view import AssistantMessage
 from tui.app.widgets.prompt_input import PromptInput
 from tui.engine.demo_server import DemoThread
 
@@ -64,7 +65,8 @@ def test_reply_streaming(snap_compare, demo: DemoThread):
             lambda: (
                 app.runner is not None
                 and app.runner.state.tokens >= 5
-                and app.runner.writer.flushes > 0
+                and not app.runner.writer._pending
+                and "reply (" in app.query(AssistantMessage).last().source
             ),
             what="five tokens on screen",
         )

@@ -12,7 +12,9 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager, ExitStack
 from typing import TYPE_CHECKING, Any, ClassVar
+from urllib.parse import urlsplit
 
 from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
@@ -101,15 +103,21 @@ class FirstTokenApp(App[None]):
     def __init__(
         self,
         config: Config,
-        endpoint: Endpoint,
+        endpoint: Endpoint | None = None,
         *,
         messages: list[dict[str, Any]] | None = None,
         store: Store | None = None,
         remember: bool = True,
+        open_endpoint: Callable[[], AbstractContextManager[Endpoint]] | None = None,
     ) -> None:
         super().__init__()
         self.config = config
+        # Either given (tests), or opened by the warm-up thread: opening it imports openai and
+        # may start the demo server, neither of which belongs on the start-up path.
         self.endpoint = endpoint
+        self._open_endpoint = open_endpoint
+        self._endpoint_stack = ExitStack()
+        self.endpoint_notice: str | None = None
         self.session = ChatSession.from_config(config, messages)
         self.store = store
         self.remember = remember  # False in tests that must not touch preferences
@@ -156,7 +164,7 @@ class FirstTokenApp(App[None]):
         self.sub_title = self._endpoint_label()
         panel = self.query_one(LatencyPanel)
         panel.show_idle()
-        panel.show_endpoint(self.session.model, self._host(), self.endpoint.simulated)
+        panel.show_endpoint(self.session.model, self._host(), self.simulated)
         self._show_switches()
         panel.show_prompt(None, False)
         if self.session.messages:
@@ -172,13 +180,21 @@ class FirstTokenApp(App[None]):
     def _host(self) -> str:
         if self.host_label is not None:
             return self.host_label
-        from urllib.parse import urlsplit
-
+        if self.endpoint is None:
+            if self.config.base_url is None:
+                return "demo endpoint (starting…)"
+            return urlsplit(self.config.base_url).netloc or self.config.base_url
         parts = urlsplit(self.endpoint.base_url)
         return parts.netloc or self.endpoint.base_url
 
+    @property
+    def simulated(self) -> bool:
+        if self.endpoint is None:
+            return self.config.uses_demo_endpoint
+        return self.endpoint.simulated
+
     def _endpoint_label(self) -> str:
-        simulated = " (simulated)" if self.endpoint.simulated else ""
+        simulated = " (simulated)" if self.simulated else ""
         return f"{self.session.model} · {self._host()}{simulated}"
 
     # -- themes ------------------------------------------------------------------------------
@@ -214,14 +230,18 @@ class FirstTokenApp(App[None]):
     # -- warm-up: heavy imports and the first connection, off the UI thread -------------------
 
     @work(thread=True, exclusive=True, group="warm-up")
-    def _warm_up(self) -> tuple[TokenCounter, ChatClient]:
+    def _warm_up(self) -> tuple[TokenCounter, ChatClient, Endpoint]:
         """Everything the first Enter would otherwise pay for, done before it."""
         from tui.engine.endpoint import client_for  # imports openai: ~0.9 s here
         from tui.engine.request_builder import build_request
         from tui.engine.tokens import get_counter
 
+        endpoint = self.endpoint
+        if endpoint is None:
+            assert self._open_endpoint is not None, "give the app an endpoint or a way to open one"
+            endpoint = self._endpoint_stack.enter_context(self._open_endpoint())
         counter = get_counter(self.session.model).load()
-        client = client_for(self.config, self.endpoint, counter)
+        client = client_for(self.config, endpoint, counter)
         # The SDK imports its chat resources lazily on first use (~60 ms): do it now.
         _ = client._sdk.chat.completions
         build_request(
@@ -231,7 +251,11 @@ class FirstTokenApp(App[None]):
             trim_enabled=True,
             stream=True,
         )
-        return counter, client
+        # The first reply's widgets: markdown-it and Textual's Markdown module (~50 ms).
+        from tui.app.widgets.message_view import warm_up_markdown
+
+        warm_up_markdown()
+        return counter, client, endpoint
 
     @on(Worker.StateChanged)
     def _worker_changed(self, event: Worker.StateChanged) -> None:
@@ -239,7 +263,14 @@ class FirstTokenApp(App[None]):
         if worker.group != "warm-up":
             return
         if event.state == WorkerState.SUCCESS:
-            self.counter, self.client = worker.result
+            self.counter, self.client, endpoint = worker.result
+            if self.endpoint is None:
+                self.endpoint = endpoint
+                self.endpoint_notice = endpoint.notice
+                if endpoint.notice:
+                    self.notify(endpoint.notice, title="demo endpoint", timeout=8)
+                self.sub_title = self._endpoint_label()
+                self._refresh_panel()
             self._ready_at = time.perf_counter()
             self._connect()
             self._update_preview()
@@ -308,7 +339,7 @@ class FirstTokenApp(App[None]):
             panel.show_record(self.last_record)
         else:
             panel.show_idle()
-        panel.show_endpoint(self.session.model, self._host(), self.endpoint.simulated)
+        panel.show_endpoint(self.session.model, self._host(), self.simulated)
         self._show_switches()
         self._show_preview()
         panel.query_one(TtftHistory).refresh_view()
@@ -399,9 +430,11 @@ class FirstTokenApp(App[None]):
         created here and mounted by the caller's next steps."""
         assert self.client is not None and self.counter is not None
         request = self.session.build_request(self.counter)
+        writer = ReplyWriter()
+        runner = RequestRunner(self.client, request, writer, self.network)
+        runner.start()  # the request is on its way before any widget is built
         view = AssistantMessage(len(self.session.messages), model=self.session.model)
-        runner = RequestRunner(self.client, request, ReplyWriter(view.markdown), self.network)
-        runner.start()
+        writer.markdown = view.markdown
         self.runner = runner
         return runner, view
 
@@ -571,7 +604,7 @@ class FirstTokenApp(App[None]):
             return
         self.session.model = model
         self.sub_title = self._endpoint_label()
-        self.query_one(LatencyPanel).show_endpoint(model, self._host(), self.endpoint.simulated)
+        self.query_one(LatencyPanel).show_endpoint(model, self._host(), self.simulated)
         try:
             from tui.engine.tokens import get_counter
 
@@ -705,3 +738,4 @@ class FirstTokenApp(App[None]):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self.network.call(self.client.aclose()), 1.0)
         self.network.stop()
+        self._endpoint_stack.close()  # stops the demo server if the warm-up started one

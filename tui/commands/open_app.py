@@ -71,7 +71,13 @@ def run(args: argparse.Namespace, config: Config) -> int:
     sys.setswitchinterval(0.001)
 
     from tui.app.app import FirstTokenApp
-    from tui.engine.endpoint import open_endpoint
+
+    def endpoint() -> Any:
+        # Imported and opened by the app's warm-up thread, after the first frame: it imports
+        # openai (~0.9 s) and may start the demo server.
+        from tui.engine.endpoint import open_endpoint
+
+        return open_endpoint(config)
 
     store = None
     try:
@@ -84,15 +90,12 @@ def run(args: argparse.Namespace, config: Config) -> int:
     except ImportError:  # pragma: no cover - the store ships with the engine
         store = None
 
-    with open_endpoint(config) as endpoint:
-        if endpoint.notice:
-            print(f"firsttoken: {endpoint.notice}", file=sys.stderr)
-        app = FirstTokenApp(config, endpoint, messages=messages, store=store)
-        try:
-            app.run()
-        finally:
-            if store is not None:
-                store.close()
-    if endpoint.notice:
-        print(f"firsttoken: {endpoint.notice}", file=sys.stderr)
+    app = FirstTokenApp(config, messages=messages, store=store, open_endpoint=endpoint)
+    try:
+        app.run()
+    finally:
+        if store is not None:
+            store.close()
+    if app.endpoint_notice:
+        print(f"firsttoken: {app.endpoint_notice}", file=sys.stderr)
     return EXIT_OK

@@ -6,9 +6,14 @@ trim preview can mark exactly the messages trimming would drop (class `-dropped`
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
+
+if TYPE_CHECKING:
+    from textual.widgets import Markdown
 
 DROPPED_MARK = "✂ dropped by trimming"
 
@@ -24,6 +29,26 @@ def message_text(message: dict) -> str:
     if names:
         text = (text + "\n" if text else "") + "→ tool call: " + ", ".join(names)
     return text or "(empty)"
+
+
+_PARSER: Any = None
+
+
+def _parser() -> Any:
+    """One shared parser: Markdown.append otherwise builds a new MarkdownIt per write."""
+    global _PARSER
+    if _PARSER is None:
+        from markdown_it import MarkdownIt
+
+        _PARSER = MarkdownIt("gfm-like")
+    return _PARSER
+
+
+def warm_up_markdown() -> None:
+    """Import the Markdown widget and build the parser (called from the warm-up thread)."""
+    from textual.widgets import Markdown  # noqa: F401
+
+    _parser().parse("# warm\n\nup *now*\n\n- a\n\n```py\nx = 1\n```\n")
 
 
 class MessageView(Vertical):
@@ -70,7 +95,10 @@ class AssistantMessage(MessageView):
         super().__init__(message_index, classes="-assistant")
         if model:
             self.border_title = f"assistant · {model}"
-        self.markdown = Markdown(text, classes="body")
+        # Imported here: markdown-it costs ~50 ms, and the first frame needs no Markdown.
+        from textual.widgets import Markdown
+
+        self.markdown: Markdown = Markdown(text, classes="body", parser_factory=_parser)
 
     def compose(self) -> ComposeResult:
         yield self.markdown

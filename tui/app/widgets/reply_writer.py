@@ -18,15 +18,20 @@ import contextlib
 import time
 from collections import deque
 from collections.abc import Awaitable
+from typing import TYPE_CHECKING
 
-from textual.widgets import Markdown
+if TYPE_CHECKING:
+    from textual.widgets import Markdown
 
 FLUSH_INTERVAL_S = 0.05  # 20 writes/s at most: DESIGN.md measured 2.4x less CPU at this rate
 
 
 class ReplyWriter:
-    def __init__(self, markdown: Markdown, interval_s: float = FLUSH_INTERVAL_S) -> None:
-        self._markdown = markdown
+    def __init__(
+        self, markdown: Markdown | None = None, interval_s: float = FLUSH_INTERVAL_S
+    ) -> None:
+        # May be set after the request has left (but before `start`): see the app's send path.
+        self.markdown = markdown
         self._interval_s = interval_s
         self._pending: deque[str] = deque()
         self._idle = False  # the flusher waits for a wake-up (set only by the flusher)
@@ -86,7 +91,8 @@ class ReplyWriter:
         await asyncio.shield(self._append(chunk))
 
     async def _append(self, chunk: str) -> None:
-        await self._markdown.append(chunk)
+        assert self.markdown is not None
+        await self.markdown.append(chunk)
 
     async def finish(self, full_text: str | None) -> None:
         """Write the tail now (it reaches the screen first), then render the reply once, fully."""
@@ -101,6 +107,7 @@ class ReplyWriter:
         chunk = self._take()
         if chunk:
             await self._write(chunk)
-        text = full_text if full_text is not None else self._markdown.source
+        assert self.markdown is not None
+        text = full_text if full_text is not None else self.markdown.source
         if text:
-            await self._markdown.update(text)
+            await self.markdown.update(text)
