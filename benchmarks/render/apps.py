@@ -198,4 +198,35 @@ ELIA = PeerAdapter(
     name="elia", label="elia 1.10.0", prepare=_elia, ready=_elia_ready, send_key="\n"
 )
 
-ADAPTERS: dict[str, AppAdapter] = {a.name: a for a in (FIRSTTOKEN, OTERM, ELIA)}
+# The floor: a bare Textual app on the same endpoint (bare_app.py) -------------------------
+
+
+def _bare(interval_s: float) -> Callable[[Path, str], Launch]:
+    def prepare(home: Path, base_url: str) -> Launch:
+        argv = [sys.executable, "-m", "benchmarks.render.bare_app", "--base-url", base_url]
+        argv += ["--interval", str(interval_s)]
+        return Launch(argv, _home_env(home) | {"PYTHONPATH": str(REPO)})
+
+    return prepare
+
+
+def _bare_ready(lines: list[str]) -> bool:
+    return has_text("bare textual")(lines)
+
+
+TEXTUAL_BARE = AppAdapter(
+    name="textual-bare",
+    label="bare Textual, per-token stream",
+    prepare=_bare(0.0),
+    ready=_bare_ready,
+)
+TEXTUAL_COALESCED = AppAdapter(
+    name="textual-coalesced",
+    label="bare Textual, 50 ms coalescing",
+    prepare=_bare(0.05),
+    ready=_bare_ready,
+)
+
+ADAPTERS: dict[str, AppAdapter] = {
+    a.name: a for a in (FIRSTTOKEN, OTERM, ELIA, TEXTUAL_BARE, TEXTUAL_COALESCED)
+}

@@ -58,7 +58,7 @@ def _brief(run: RunResult) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--apps", default="firsttoken,oterm,elia")
+    parser.add_argument("--apps", default="firsttoken,oterm,elia,textual-coalesced,textual-bare")
     parser.add_argument("--scenarios", default="short,long")
     parser.add_argument("--short-runs", type=int, default=5)
     parser.add_argument("--long-runs", type=int, default=2)
