@@ -1,7 +1,7 @@
 """Reproduce issue 4's table: every app, both scenarios, medians, one command.
 
-    python -m benchmarks.render.run_all [--apps firsttoken,oterm,elia] [--short-runs 5]
-                                        [--long-runs 2] [--scenarios short,long]
+    python -m benchmarks.render.run_all [--short-runs 5] [--long-runs 2]
+        [--apps firsttoken,oterm,elia,textual-coalesced,textual-bare] [--scenarios short,long]
 
 Peers missing from benchmarks/render/peers/.venvs are installed first. Each app gets one
 unmeasured warm-up run (so every measured start finds its bytecode compiled and its files in
