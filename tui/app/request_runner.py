@@ -40,9 +40,7 @@ class NetworkLoop:
 
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(
-            target=self._serve, name="firsttoken-network", daemon=True
-        )
+        self._thread = threading.Thread(target=self._serve, name="firsttoken-network", daemon=True)
         self._thread.start()
 
     def _serve(self) -> None:
@@ -134,6 +132,7 @@ class RequestRunner:
                 state.usage_prompt_tokens = event.prompt_tokens  # type: ignore[union-attr]
             elif kind is Finished:
                 finished = event  # type: ignore[assignment]
+                self.writer.end()  # the tail is written now, not after the throttle pause
         assert finished is not None, "the client always ends with Finished"
         return finished
 

@@ -49,6 +49,10 @@ def warm_up_markdown() -> None:
     from textual.widgets import Markdown  # noqa: F401
 
     _parser().parse("# warm\n\nup *now*\n\n- a\n\n```py\nx = 1\n```\n")
+    # Code fences are highlighted with pygments: its lexer lookup imports on first use.
+    from rich.syntax import Syntax
+
+    Syntax("x = 1", "python").highlight("x = 1")
 
 
 class MessageView(Vertical):

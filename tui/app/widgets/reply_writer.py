@@ -36,6 +36,7 @@ class ReplyWriter:
         self._pending: deque[str] = deque()
         self._idle = False  # the flusher waits for a wake-up (set only by the flusher)
         self._wake = asyncio.Event()
+        self._ended = asyncio.Event()  # the stream is over: skip the throttle, write the tail
         self._loop: asyncio.AbstractEventLoop | None = None
         self._closed = False
         self._task: asyncio.Task[None] | None = None
@@ -60,6 +61,12 @@ class ReplyWriter:
             if loop is not None:
                 loop.call_soon_threadsafe(self._wake.set)
 
+    def end(self) -> None:
+        """The stream is over (any thread): the tail goes out now, not after the throttle."""
+        loop = self._loop
+        if loop is not None:
+            loop.call_soon_threadsafe(self._ended.set)
+
     def _take(self) -> str:
         pending = self._pending
         # Only this side pops, so taking exactly the items present now never loses one that
@@ -80,8 +87,14 @@ class ReplyWriter:
             chunk = self._take()
             if chunk:
                 await self._write(chunk)
-            # Throttle: whatever arrives during this pause goes out in the next single write.
-            await asyncio.sleep(self._interval_s)
+            # Throttle: whatever arrives during this pause goes out in the next single write;
+            # the end of the stream cuts the pause short.
+            if self._ended.is_set():
+                if not self._pending:
+                    return
+                continue
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._ended.wait(), self._interval_s)
 
     async def _write(self, chunk: str) -> None:
         if self.first_flush_at is None:
@@ -97,8 +110,12 @@ class ReplyWriter:
     async def finish(self, full_text: str | None) -> None:
         """Write the tail now (it reaches the screen first), then render the reply once, fully."""
         self._closed = True
+        self._ended.set()
         if self._task is not None:
-            self._task.cancel()
+            # Normally done already (end() made it write the tail); if it is still waiting for
+            # its widget, stop it and write from here.
+            if not self._task.done():
+                self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
@@ -110,4 +127,19 @@ class ReplyWriter:
         assert self.markdown is not None
         text = full_text if full_text is not None else self.markdown.source
         if text:
+            # Let the frame with the tail reach the screen first; the full re-render that
+            # follows changes little on screen and must not delay the last words.
+            await self._after_refresh()
             await self.markdown.update(text)
+
+    async def _after_refresh(self, timeout_s: float = 0.1) -> None:
+        assert self.markdown is not None
+        painted = asyncio.get_running_loop().create_future()
+
+        def done() -> None:
+            if not painted.done():
+                painted.set_result(None)
+
+        self.markdown.call_after_refresh(done)
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(painted, timeout_s)
