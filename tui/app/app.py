@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 NARROW_WIDTH = 100  # below this many columns the side panel starts collapsed
 PREVIEW_DEBOUNCE_S = 0.15
 PANEL_TICK_S = 0.1  # the live counter's rate: 10 Hz, independent of the token rate
+STREAMING_TICK_EVERY = 3  # once tokens flow: every 3rd tick (~3 Hz)
 
 RecordHook = Callable[[RequestRecord], RequestRecord]
 
@@ -139,6 +140,7 @@ class FirstTokenApp(App[None]):
         self.live_hook: Callable[[LiveFigures], LiveFigures] | None = None
         self.host_label: str | None = None  # shown instead of the real host:port
         self._streaming_view: AssistantMessage | None = None
+        self._ticks = 0
         from tui.app.preferences import Preferences, PromptHistory
 
         self.preferences = Preferences.load() if remember else Preferences()
@@ -306,6 +308,11 @@ class FirstTokenApp(App[None]):
         if runner is None or runner.state.finished is not None:
             return
         state = runner.state
+        self._ticks += 1
+        if state.first_token_at is not None and self._ticks % STREAMING_TICK_EVERY:
+            # While text streams the reply itself shows progress: the figures refresh at a
+            # few Hz (each refresh is a frame); the waiting counter above keeps 10 Hz.
+            return
         view = self._streaming_view
         if view is not None and state.first_token_at is not None:
             count = f" · {state.tokens:,} tok" if self.live_panel else ""

@@ -1,6 +1,11 @@
-"""The scrolling chat pane. It is anchored to the bottom, so it follows a streaming reply
-without a scroll call per chunk; scrolling up releases the anchor (Textual's own rule) and
-scrolling back to the end re-engages it."""
+"""The scrolling chat pane. Once its content overflows it is anchored to the bottom, so it
+follows a streaming reply without a scroll call per chunk; scrolling up releases the anchor
+(Textual's own rule) and scrolling back to the end re-engages it.
+
+Not anchoring before the content overflows keeps a short chat at the top and still: an
+anchored pane bottom-aligns its content, so every growing line would shift (and repaint)
+everything above it.
+"""
 
 from __future__ import annotations
 
@@ -22,8 +27,14 @@ from tui.app.widgets.message_view import (
 
 class ChatLog(VerticalScroll):
     def on_mount(self) -> None:
-        self.anchor()
         self.show_welcome()
+
+    def watch_virtual_size(self) -> None:
+        if (
+            not self.is_anchored
+            and self.virtual_size.height > self.scrollable_content_region.height
+        ):
+            self.anchor()
 
     def show_welcome(self) -> None:
         text = Text.assemble(
@@ -94,5 +105,6 @@ class ChatLog(VerticalScroll):
         return replies[-1] if replies else None
 
     async def clear_chat(self) -> None:
+        self.anchor(False)
         await self.remove_children()
         self.show_welcome()
