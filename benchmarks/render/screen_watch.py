@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import pyte
+from wcwidth import wcwidth
 
 from benchmarks.render.pty_driver import COLUMNS, ROWS
 
@@ -61,6 +62,29 @@ class Watch:
     predicate: Predicate
     done: threading.Event = field(default_factory=threading.Event)
     at: float | None = None
+
+
+def screen_lines(screen: pyte.Screen) -> list[str]:
+    """The screen's text, one string per row; like pyte's `display`, but a cell left empty by
+    a half-overwritten wide (CJK) character reads as a blank instead of raising IndexError."""
+    lines = []
+    columns = screen.columns
+    for y in range(screen.lines):
+        row = screen.buffer[y]
+        cells = []
+        skip = False
+        for x in range(columns):
+            if skip:
+                skip = False
+                continue
+            data = row[x].data
+            if not data:
+                cells.append(" ")
+                continue
+            skip = wcwidth(data[0]) == 2
+            cells.append(data)
+        lines.append("".join(cells))
+    return lines
 
 
 class _AnsweringScreen(pyte.Screen):
@@ -111,9 +135,10 @@ class ScreenWatcher:
                     self.stream.feed(data)
                 pending = [w for w in self._watches if not w.done.is_set()]
                 if pending or self._recording:
-                    lines = list(self.screen.display)
-                    if self._recording and (not self.history or self.history[-1][1] != lines):
-                        self.history.append((at, tuple(lines)))
+                    lines = screen_lines(self.screen)
+                    frozen = tuple(lines)
+                    if self._recording and (not self.history or self.history[-1][1] != frozen):
+                        self.history.append((at, frozen))
                     for watch in pending:
                         if watch.predicate(lines):
                             watch.at = at
@@ -125,7 +150,7 @@ class ScreenWatcher:
 
     def lines(self) -> list[str]:
         with self._lock:
-            return list(self.screen.display)
+            return screen_lines(self.screen)
 
     def text(self) -> str:
         return "\n".join(line.rstrip() for line in self.lines())
@@ -134,7 +159,7 @@ class ScreenWatcher:
         """Start watching now; if the screen already matches, the watch fires at once."""
         w = Watch(predicate)
         with self._lock:
-            if predicate(list(self.screen.display)):
+            if predicate(screen_lines(self.screen)):
                 w.at = time.perf_counter()
                 w.done.set()
             self._watches.append(w)
@@ -151,7 +176,7 @@ class ScreenWatcher:
     def start_history(self) -> None:
         with self._lock:
             self.history.clear()
-            self.history.append((time.perf_counter(), tuple(self.screen.display)))
+            self.history.append((time.perf_counter(), tuple(screen_lines(self.screen))))
             self._recording = True
 
     def final_appearance(self, phrase: str, last_word: str) -> tuple[float | None, str]:
@@ -164,7 +189,7 @@ class ScreenWatcher:
         blank cells after it) and the two rows above it already looked exactly like that.
         """
         with self._lock:
-            settled = list(self.screen.display)
+            settled = screen_lines(self.screen)
             history = list(self.history)
         match = has_text(phrase)
         row = next(
