@@ -267,3 +267,64 @@ async def test_opens_with_a_messages_file_conversation(demo: DemoThread):
         assert len(app.query(MessageView)) == 3
         await send_and_wait(pilot, "and now?")
         assert demo.requests[-1]["message_count"] == 4
+
+
+async def test_waiting_counter_changes_colour_and_esc_cancels_before_any_token(demo: DemoThread):
+    # The endpoint accepts and never answers; thresholds low enough to cross both quickly.
+    app = make_app(
+        f"{demo.root_url}/fault/hang/v1",
+        ttft_warn_ms=150.0,
+        ttft_error_ms=400.0,
+        timeout_seconds=60,
+    )
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_for(
+            pilot, lambda: app.client is not None, what="the engine"
+        )  # /models hangs too
+        await send(pilot, "anyone?")
+        digits = app.query_one("#ttft", Digits)
+        await wait_for(pilot, lambda: digits.has_class("-warn"), what="the warn colour")
+        await wait_for(pilot, lambda: digits.has_class("-error"), what="the error colour")
+        assert "waiting" in _text(app, "#ttft-label")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.busy, what="the cancel")
+        assert app.last_record is not None
+        assert app.last_record.status == RequestStatus.CANCELLED
+        reply = app.query(AssistantMessage).last()
+        assert reply.has_class("-cancelled")
+        assert [m["role"] for m in app.session.messages] == ["user"]
+
+
+async def test_copy_last_reply_and_its_code_block(demo: DemoThread):
+    app = make_app(demo.base_url)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_ready(pilot)
+        await send_and_wait(pilot, "some code please, reply 90 tokens")
+        reply = app.session.messages[-1]["content"]
+        await pilot.press("f7")
+        assert app.clipboard == reply
+        assert "```" in reply, "the demo reply carries a code fence at this length"
+        await pilot.press("f8")
+        assert app.clipboard and "```" not in app.clipboard
+        assert app.clipboard in reply
+
+
+async def test_theme_choice_is_remembered_and_a_broken_theme_file_is_reported(
+    demo: DemoThread, isolated_home: Path
+):
+    from tui import locations
+    from tui.app.app import FirstTokenApp
+    from tui.app.preferences import Preferences
+
+    themes = locations.user_themes_dir()
+    themes.mkdir(parents=True)
+    (themes / "broken.toml").write_text("name = 'broken'\nprimary = 'not a colour'\n")
+    base = make_app(demo.base_url)
+    app = FirstTokenApp(base.config, base.endpoint, remember=True)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await pilot.pause(0.2)
+        messages = [n.message for n in app._notifications]
+        assert any("broken.toml" in m for m in messages), messages
+        app.theme = "firsttoken-light"
+        await pilot.pause()
+    assert Preferences.load().theme == "firsttoken-light"

@@ -497,6 +497,12 @@ class FirstTokenApp(App[None]):
             view.set_status(self._reply_status(record))
             if status != RequestStatus.OK:
                 view.add_class(f"-{status.value}")
+        elif status == RequestStatus.CANCELLED:
+            # Nothing arrived: keep a marker (not part of the conversation sent next time).
+            view.message_index = None
+            view.add_class("-cancelled")
+            view.set_status(self._reply_status(record))
+            await view.markdown.update("*cancelled before the first token*")
         else:
             await view.remove()
         if status in (RequestStatus.ERROR, RequestStatus.STALLED, RequestStatus.ENDED_EARLY):
