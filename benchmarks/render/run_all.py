@@ -111,6 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     out.write_text(
         json.dumps(
             {
+                "source": _source(),
                 "scenarios": {s: asdict(SCENARIOS[s]) for s in scenarios},
                 "summary": results,
                 "runs": raw,
