@@ -38,7 +38,11 @@ def snapshot_app(base_url: str, **overrides: Any) -> FirstTokenApp:
 async def settle(pilot: Any) -> None:
     app = pilot.app
     app.clear_notifications()
-    app.query_one(PromptInput).cursor_blink = False
+    # Focus is part of the picture (focused borders are brighter): pin it, and the cursor.
+    app.app_focus = True
+    prompt = app.query_one(PromptInput)
+    prompt.focus()
+    prompt.cursor_blink = False
     await pilot.pause(0.2)
     await pilot.wait_for_scheduled_animations()
 

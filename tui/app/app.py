@@ -145,6 +145,12 @@ class FirstTokenApp(App[None]):
 
         self.preferences = Preferences.load() if remember else Preferences()
         self.prompt_history = PromptHistory() if remember else None
+        # The model picked last time, unless the config names one explicitly.
+        remembered = self.preferences.last_model
+        if remembered and config.origin("model") == "default":
+            self.session.model = remembered
+        if self.preferences.side_panel_collapsed:
+            self._panel_forced = False
 
     # -- layout ------------------------------------------------------------------------------
 
@@ -176,6 +182,8 @@ class FirstTokenApp(App[None]):
         prompt.on_submit = self.submit
         prompt.focus()
         self.theme_changed_signal.subscribe(self, self._on_theme_changed)
+        for warning in self.config.warnings:
+            self.notify(warning, title="config", severity="warning", timeout=10)
         # After the first frame: the heavy imports must not delay the first paint (GIL).
         self.call_after_refresh(self._warm_up)
 
@@ -314,6 +322,8 @@ class FirstTokenApp(App[None]):
             # few Hz (each refresh is a frame); the waiting counter above keeps 10 Hz.
             return
         view = self._streaming_view
+        if view is not None and state.first_token_at is None and state.retry_reason:
+            view.set_status(f"retry {state.retries}: {state.retry_reason}")
         if view is not None and state.first_token_at is not None:
             count = f" · {state.tokens:,} tok" if self.live_panel else ""
             view.set_status(f"streaming…{count}")
@@ -625,6 +635,9 @@ class FirstTokenApp(App[None]):
         if not model or model == self.session.model:
             return
         self.session.model = model
+        if self.remember:
+            self.preferences.last_model = model
+            self.preferences.save()
         self.sub_title = self._endpoint_label()
         self.query_one(LatencyPanel).show_endpoint(model, self._host(), self.simulated)
         try:
@@ -688,14 +701,17 @@ class FirstTokenApp(App[None]):
         visible = not self.query_one(LatencyPanel).display
         self._panel_forced = visible
         self._set_panel(visible)
+        if self.remember:
+            self.preferences.side_panel_collapsed = not visible
+            self.preferences.save()
 
     def _set_panel(self, visible: bool) -> None:
         self.query_one(LatencyPanel).display = visible
 
     def on_resize(self, event: Any) -> None:
         width = self.size.width
-        if self._panel_forced is None:
-            self._set_panel(width >= NARROW_WIDTH)
+        forced = self._panel_forced
+        self._set_panel(width >= NARROW_WIDTH if forced is None else forced)
         self._last_width = width
 
     def action_help(self) -> None:
