@@ -473,6 +473,9 @@ class FirstTokenApp(App[None]):
             started = self._begin_request()
         runner, view = started
         chat = self.query_one(ChatLog)
+        prompt = self.query_one(PromptInput)
+        blink = prompt.cursor_blink
+        prompt.cursor_blink = False  # a blinking cursor is two extra frames a second
         mounted = chat.mount_reply(view)
         view.set_status("waiting for the first token…")
         view.add_class("-streaming")
@@ -485,8 +488,10 @@ class FirstTokenApp(App[None]):
             chat.add_error("unexpected", f"{type(error).__name__}: {error}")
             self.runner = None
             return
+        finally:
+            prompt.cursor_blink = blink
+            self._streaming_view = None
         view.remove_class("-streaming")
-        self._streaming_view = None
         if not view.is_attached:
             return  # the app is closing (or the chat was cleared): nothing left to show
         await self._finished(view, finished)
