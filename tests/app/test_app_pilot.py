@@ -83,13 +83,14 @@ async def test_escape_keeps_the_partial_reply_marked_cancelled(slow_demo: DemoTh
         await wait_for(
             pilot,
             lambda: app.runner is not None and app.runner.state.tokens >= 5,
+            timeout=30,
             what="the first tokens",
         )
         # Typing stays possible while the reply streams.
         await pilot.press(*"next")
         assert app.query_one("#prompt").text == "next"
         await pilot.press("escape")
-        await wait_for(pilot, lambda: not app.busy, what="the cancelled end")
+        await wait_for(pilot, lambda: not app.busy, timeout=30, what="the cancelled end")
         assert app.last_record is not None
         assert app.last_record.status == RequestStatus.CANCELLED
         reply = app.query(AssistantMessage).last()
