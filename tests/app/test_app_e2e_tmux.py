@@ -5,6 +5,7 @@ Types a question, presses Enter, and reads the reply and a TTFT figure from the 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -114,3 +115,41 @@ def test_firsttoken_in_tmux_answers_and_shows_ttft(endpoint: DemoThread, isolate
     finally:
         tmux.kill()
     assert os.path.exists(isolated_home / "data" / "history.sqlite3")
+
+
+def test_firsttoken_messages_file_opens_with_the_conversation(
+    endpoint: DemoThread, isolated_home: Path, tmp_path: Path
+):
+    conversation = tmp_path / "chat.json"
+    conversation.write_text(
+        json.dumps(
+            [
+                {"role": "system", "content": "You are terse."},
+                {"role": "user", "content": "Name a prime."},
+                {"role": "assistant", "content": "Seven is prime."},
+            ]
+        )
+    )
+    tmux = Tmux()
+    command = (
+        f"cd {REPO} && env -u COLUMNS -u LINES FIRSTTOKEN_HOME={isolated_home} "
+        f"{sys.executable} -m tui --base-url {endpoint.base_url} --messages {conversation}; "
+        "sleep 60"
+    )
+    try:
+        tmux.run("new-session", "-d", "-s", tmux.session, "-x", "120", "-y", "40", command)
+        tmux.run("set-option", "-t", tmux.session, "window-size", "manual")
+        tmux.run("resize-window", "-t", tmux.session, "-x", "120", "-y", "40")
+        screen = tmux.wait_for(
+            lambda s: "Seven is prime." in s and "tokens next request" in s, 30, "the loaded chat"
+        )
+        assert "You are terse." in screen and "Name a prime." in screen
+        tmux.run("send-keys", "-t", tmux.session, "-l", "Another one?")
+        tmux.wait_for(lambda s: "Another one?" in s, 10, "the typed prompt")
+        tmux.run("send-keys", "-t", tmux.session, "Enter")
+        tmux.wait_for(lambda s: TTFT_IN_REPLY.search(s) is not None, 30, "the reply")
+        chat = [r for r in endpoint.requests if r["path"].endswith("/chat/completions")]
+        assert chat[-1]["message_count"] == 4
+        tmux.run("send-keys", "-t", tmux.session, "C-q")
+    finally:
+        tmux.kill()

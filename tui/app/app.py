@@ -645,14 +645,21 @@ class FirstTokenApp(App[None]):
             self.preferences.save()
         self.sub_title = self._endpoint_label()
         self.query_one(LatencyPanel).show_endpoint(model, self._host(), self.simulated)
-        try:
-            from tui.engine.tokens import get_counter
-
-            self.counter = get_counter(model)
-        except ImportError:
-            pass
-        self._update_preview()
+        self._load_counter(model)
         self.notify(f"model: {model}", timeout=2)
+
+    @work(thread=True, exclusive=True, group="counter")
+    def _load_counter(self, model: str) -> None:
+        """Another model may use another vocabulary (~0.3 s to load): off the UI thread."""
+        from tui.engine.tokens import get_counter
+
+        counter = get_counter(model).load()
+        self.call_from_thread(self._use_counter, model, counter)
+
+    def _use_counter(self, model: str, counter: TokenCounter) -> None:
+        if model == self.session.model:
+            self.counter = counter
+            self._update_preview()
 
     def action_switch_theme(self) -> None:
         self.action_change_theme()
