@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from app_helpers import make_app, send, send_and_wait, wait_for, wait_ready
 from textual.widgets import Digits, Static
 
@@ -329,3 +330,30 @@ async def test_theme_choice_is_remembered_and_a_broken_theme_file_is_reported(
         app.theme = "firsttoken-light"
         await pilot.pause()
     assert Preferences.load().theme == "firsttoken-light"
+
+
+@pytest.mark.parametrize(
+    ("fault", "status", "hint", "partial"),
+    [
+        ("stall-5000", RequestStatus.STALLED, "stalled", True),
+        ("early", RequestStatus.ENDED_EARLY, "without a finish reason", True),
+        ("context", RequestStatus.ERROR, "context length", False),
+        ("401", RequestStatus.ERROR, "key was refused", False),
+    ],
+)
+async def test_faults_show_the_engine_hint_and_keep_partial_text(
+    demo: DemoThread, fault: str, status: RequestStatus, hint: str, partial: bool
+):
+    app = make_app(f"{demo.root_url}/fault/{fault}/v1", max_retries=0, chunk_timeout_ms=300)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_for(pilot, lambda: app.client is not None, what="the engine")
+        record = await send_and_wait(pilot, "hello, reply 40 tokens")
+        assert record.status == status
+        error = app.query(ErrorMessage).last()
+        assert hint in str(error.query_one(Static).content)
+        replies = app.query(AssistantMessage)
+        if partial:
+            assert replies.last().source.strip()
+            assert replies.last().has_class(f"-{status.value}")
+        else:
+            assert not replies
