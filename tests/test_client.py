@@ -174,18 +174,15 @@ async def test_api_key_never_in_the_record(instant) -> None:
     assert TEST_KEY[-4:] in (finished.record.error_message or "")
 
 
-def _chunk(delta: dict, finish_reason: str | None = None):
-    from openai.types.chat import ChatCompletionChunk
-
-    return ChatCompletionChunk.model_validate(
-        {
-            "id": "c",
-            "object": "chat.completion.chunk",
-            "created": 0,
-            "model": "m",
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
-        }
-    )
+def _chunk(delta: dict, finish_reason: str | None = None) -> dict:
+    # A streamed chunk as the client sees it: the event's JSON, parsed to a plain dict.
+    return {
+        "id": "c",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": "m",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
+    }
 
 
 def test_what_counts_as_the_first_token() -> None:

@@ -2,7 +2,9 @@
 
 One code path for streaming on and off, over `openai.AsyncOpenAI(max_retries=0)`: the SDK's own
 silent retries would hide time, so retries happen here, visibly (Retrying events), and count in
-TTFT. Timing follows DESIGN.md exactly:
+TTFT. The SDK builds and sends the request and raises status errors; the body is read by
+client_attempt.py as plain dicts (a pydantic chunk per event was most of the client's CPU).
+Timing follows DESIGN.md exactly:
 
 - request start: `perf_counter()` just before the request is handed to the SDK (first attempt);
 - TTFB: the first SSE event of any kind (role-only chunks count), or the body without streaming;
@@ -17,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -25,7 +27,16 @@ from urllib.parse import urlsplit
 import openai
 
 from tui.engine import client_errors
-from tui.engine.client_attempt import CHUNK, END, OPENED, STARTED, Attempt
+from tui.engine.client_attempt import (
+    CHUNK,
+    DONE,
+    END,
+    OPENED,
+    STARTED,
+    Attempt,
+    first_choice,
+    token_parts,
+)
 from tui.engine.client_errors import ClassifiedError
 from tui.engine.events import (
     ClientEvent,
@@ -97,6 +108,11 @@ def endpoint_host(base_url: str) -> str:
     return client_errors.host_port(base_url) if parts.hostname else base_url
 
 
+def _count(value: object) -> int | None:
+    """A usage figure, when the server sent a number (bool is not one)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def backoff_delay(retry_number: int, retry_after_s: float | None) -> float:
     """Exponential backoff with jitter; a server's Retry-After wins (capped)."""
     if retry_after_s is not None:
@@ -116,6 +132,7 @@ class _Reply:
         self.last_token_at: float | None = None
         self.token_times: list[float] = []
         self.finish_reason: str | None = None
+        self.done = False  # `data: [DONE]` arrived
         self.prompt_tokens_usage: int | None = None
         self.completion_tokens_usage: int | None = None
         self.events_seen = 0
@@ -228,7 +245,14 @@ class ChatClient:
         outcome = "eof"
         failure: ClassifiedError | None = None
         body = request.body()
-        create = self._sdk.chat.completions.create
+        # The raw response, body unread: the SDK still builds the URL and headers, applies the
+        # timeouts and raises APIStatusError for 4xx/5xx before returning it.
+        raw_create = self._sdk.chat.completions.with_streaming_response.create
+
+        def open_response() -> Awaitable[Any]:
+            # The context manager's __aenter__ sends the request; its __aexit__ would only close
+            # the response, which the attempt does itself in every case.
+            return raw_create(**body).__aenter__()
 
         def on_cancel(_: object) -> None:
             if attempt is not None:
@@ -245,7 +269,7 @@ class ChatClient:
 
             for attempt_number in range(self.max_retries + 1):
                 attempt = Attempt(
-                    lambda: create(**body),
+                    open_response,
                     streaming=request.stream,
                     timeout_s=self.timeout_s,
                     chunk_timeout_s=self.chunk_timeout_ms / 1000.0,
@@ -271,6 +295,8 @@ class ChatClient:
                         break
                     elif tag == OPENED:
                         opened = True  # headers only; TTFB waits for the first SSE event
+                    elif tag == DONE:
+                        reply.done = True
                 await attempt.wait_closed()
 
                 failure = None
@@ -311,32 +337,36 @@ class ChatClient:
             if attempt is not None:
                 await attempt.wait_closed()
 
-    def _on_chunk(self, chunk: Any, at: float, streaming: bool, reply: _Reply) -> list[ClientEvent]:
+    def _on_chunk(
+        self, chunk: dict[str, Any], at: float, streaming: bool, reply: _Reply
+    ) -> list[ClientEvent]:
+        """One streamed chunk (or the whole non-stream body), a plain dict from json.loads."""
         events: list[ClientEvent] = []
         reply.events_seen += 1
         if reply.first_byte_at is None:
             reply.first_byte_at = at
             events.append(FirstByte(at))
-        choices = chunk.choices
-        if choices:
-            choice = choices[0]
-            part = choice.delta if streaming else choice.message
-            if part is not None:
+        choice = first_choice(chunk)
+        if choice is not None:
+            part = choice.get("delta" if streaming else "message")
+            if isinstance(part, dict):
                 self._on_part(part, at, reply, events)
-            if choice.finish_reason:
-                reply.finish_reason = choice.finish_reason
-        usage = chunk.usage
-        if usage is not None:
-            reply.prompt_tokens_usage = usage.prompt_tokens
-            reply.completion_tokens_usage = usage.completion_tokens
-            events.append(UsageReported(at, usage.prompt_tokens, usage.completion_tokens))
+            finish_reason = choice.get("finish_reason")
+            if finish_reason and isinstance(finish_reason, str):
+                reply.finish_reason = finish_reason
+        usage = chunk.get("usage")
+        if isinstance(usage, dict):
+            prompt_tokens = _count(usage.get("prompt_tokens"))
+            completion_tokens = _count(usage.get("completion_tokens"))
+            reply.prompt_tokens_usage = prompt_tokens
+            reply.completion_tokens_usage = completion_tokens
+            events.append(UsageReported(at, prompt_tokens, completion_tokens))
         return events
 
-    def _on_part(self, part: Any, at: float, reply: _Reply, events: list[ClientEvent]) -> None:
-        extra = part.model_extra or {}
-        reasoning = extra.get("reasoning_content") or extra.get("reasoning")
-        content = part.content
-        tool_calls = part.tool_calls
+    def _on_part(
+        self, part: dict[str, Any], at: float, reply: _Reply, events: list[ClientEvent]
+    ) -> None:
+        content, reasoning, tool_calls = token_parts(part)
         if not (content or reasoning or tool_calls):
             return
         if reply.first_token_at is None:
@@ -344,17 +374,19 @@ class ChatClient:
             events.append(FirstToken(at))
         reply.last_token_at = at
         reply.token_times.append(at)
-        if isinstance(reasoning, str) and reasoning:
+        if reasoning:
             reply.counted_parts.append(reasoning)
             events.append(Delta(reasoning, at, "reasoning"))
-        if tool_calls:
-            for call in tool_calls:
-                function = call.function
-                fragment = ""
-                if function is not None:
-                    fragment = (function.name or "") + (function.arguments or "")
-                reply.counted_parts.append(fragment)
-                events.append(Delta(fragment, at, "tool_call"))
+        for call in tool_calls:
+            function = call.get("function") if isinstance(call, dict) else None
+            fragment = ""
+            if isinstance(function, dict):
+                name, arguments = function.get("name"), function.get("arguments")
+                fragment = (name if isinstance(name, str) else "") + (
+                    arguments if isinstance(arguments, str) else ""
+                )
+            reply.counted_parts.append(fragment)
+            events.append(Delta(fragment, at, "tool_call"))
         if content:
             reply.parts.append(content)
             reply.counted_parts.append(content)
@@ -420,8 +452,8 @@ class ChatClient:
         elif failure is not None:
             record.status = RequestStatus.ERROR
             classified = failure
-        elif request.stream and reply.finish_reason is None:
-            # The SDK hides [DONE]; a stream without a finish reason did not complete.
+        elif request.stream and reply.finish_reason is None and not reply.done:
+            # DESIGN: a stream that ends without a finish reason or [DONE] did not complete.
             record.status = RequestStatus.ENDED_EARLY
             classified = (
                 client_errors.empty_stream_error()
