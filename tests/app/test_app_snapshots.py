@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from app_helpers import (
     fixed_live,
     fixed_record,
@@ -27,6 +28,19 @@ from tui.engine.demo_server import DemoThread
 SIZE = (130, 40)
 
 
+@pytest.fixture(scope="module", autouse=True)
+def warm_imports() -> None:
+    """Import what the app's warm-up thread imports, before the first snapshot: otherwise
+    the first test of a session renders while that thread holds the GIL for a second, and
+    its cached lines group into SVG runs differently from every later test's."""
+    from tui.app.widgets.message_view import warm_up_markdown
+    from tui.engine import client, request_builder  # noqa: F401
+    from tui.engine.tokens import get_counter
+
+    get_counter().load()
+    warm_up_markdown()
+
+
 def snapshot_app(base_url: str, **overrides: Any) -> FirstTokenApp:
     app = make_app(base_url, **overrides)
     app.host_label = "demo.local:8000"
@@ -38,11 +52,13 @@ def snapshot_app(base_url: str, **overrides: Any) -> FirstTokenApp:
 async def settle(pilot: Any) -> None:
     app = pilot.app
     app.clear_notifications()
-    # Focus is part of the picture (focused borders are brighter): pin it, and the cursor.
+    # Focus is part of the picture (focused borders are brighter): pin it.
     app.app_focus = True
     prompt = app.query_one(PromptInput)
     prompt.focus()
-    prompt.cursor_blink = False
+    # No cursor in snapshots: it blinks, and stopping the blink does not repaint.
+    prompt._pause_blink(visible=False)
+    prompt.refresh()
     await pilot.pause(0.2)
     await pilot.wait_for_scheduled_animations()
 
