@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from argparse import Namespace
 from pathlib import Path
 from types import SimpleNamespace
@@ -71,7 +72,13 @@ def test_cli_subcommand_with_log_exits_0_on_sigterm(tmp_path: Path) -> None:
         body = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": True}
         with httpx2.stream("POST", f"{base_url}/chat/completions", json=body, timeout=10) as r:
             assert r.read().endswith(b"data: [DONE]\n\n")
-        entry = json.loads(log.read_text(encoding="utf-8"))  # flushed as soon as it is done
+        # The entry is written once the server has finished the exchange, which can be a moment
+        # after the client read [DONE]: wait for it (bounded) rather than race it.
+        for _ in range(500):
+            if log.exists() and log.read_text(encoding="utf-8").endswith("\n"):
+                break
+            time.sleep(0.01)
+        entry = json.loads(log.read_text(encoding="utf-8"))
         assert entry["stream"] is True and entry["done_at"] >= entry["received_at"]
     finally:
         process.send_signal(signal.SIGTERM)
