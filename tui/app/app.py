@@ -261,11 +261,15 @@ class FirstTokenApp(App[None]):
             trim_enabled=True,
             stream=True,
         )
-        # The first reply's widgets: markdown-it and Textual's Markdown module (~50 ms).
+        return counter, client, endpoint
+
+    @work(thread=True, exclusive=True, group="warm-up-render")
+    def _warm_up_render(self) -> None:
+        """The first reply's widgets: markdown-it, Textual's Markdown module, pygments.
+        Separate from the engine's warm-up so an early Enter never waits for it."""
         from tui.app.widgets.message_view import warm_up_markdown
 
         warm_up_markdown()
-        return counter, client, endpoint
 
     def _settle_memory(self) -> None:
         """Collect once now and freeze what survives (the imports, the UI): a full collection
@@ -290,8 +294,8 @@ class FirstTokenApp(App[None]):
                 self.sub_title = self._endpoint_label()
                 self._refresh_panel()
             self._ready_at = time.perf_counter()
-            self._settle_memory()
             self._connect()
+            self._warm_up_render()
             self._update_preview()
         elif event.state == WorkerState.ERROR:
             self.notify(f"cannot start the engine: {worker.error}", severity="error")
@@ -306,6 +310,8 @@ class FirstTokenApp(App[None]):
             return
         finally:
             self.connected = True
+            if not self.busy:
+                self._settle_memory()  # after the connection is warm, before any reply
         if models:
             self.models = sorted(set(models) | set(self.config.models))
 
