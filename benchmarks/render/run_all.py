@@ -82,6 +82,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"warm-up: {name}", flush=True)
             run_many(ADAPTERS[name], SCENARIOS["short"], 1)
 
+    source_at_start = _source()
     counts = {"short": args.short_runs, "long": args.long_runs}
     runs: dict[str, dict[str, list[RunResult]]] = {name: {} for name in apps}
     for scenario in scenarios:
@@ -111,7 +112,8 @@ def main(argv: list[str] | None = None) -> int:
     out.write_text(
         json.dumps(
             {
-                "source": _source(),
+                # The tree can move while a long run goes on: both ends are recorded.
+                "source": {"start": source_at_start, "end": _source()},
                 "scenarios": {s: asdict(SCENARIOS[s]) for s in scenarios},
                 "summary": results,
                 "runs": raw,
