@@ -141,6 +141,7 @@ class FirstTokenApp(App[None]):
         self.host_label: str | None = None  # shown instead of the real host:port
         self._streaming_view: AssistantMessage | None = None
         self._ticks = 0
+        self._request_active = False
         from tui.app.preferences import Preferences, PromptHistory
 
         self.preferences = Preferences.load() if remember else Preferences()
@@ -422,7 +423,8 @@ class FirstTokenApp(App[None]):
 
     @property
     def busy(self) -> bool:
-        return self.runner is not None and self.runner.state.finished is None
+        """From Enter until the reply is fully rendered, recorded and saved."""
+        return self._request_active
 
     @on(PromptInput.Submitted)
     def _submitted_message(self, event: PromptInput.Submitted) -> None:
@@ -437,6 +439,7 @@ class FirstTokenApp(App[None]):
         index = self.session.add_user(text)
         self._save_message(self.session.messages[index])  # saved before the request is sent
         # The request leaves first; the chat pane's mounting and the history file follow.
+        self._request_active = True
         started = self._begin_request() if self.client is not None else None
         prompt.clear_prompt()
         self.query_one(ChatLog).add_message(index, self.session.messages[index])
@@ -472,6 +475,12 @@ class FirstTokenApp(App[None]):
 
     @work(exclusive=True, group="request")
     async def _await_reply(self, started: tuple[RequestRunner, AssistantMessage] | None) -> None:
+        try:
+            await self._reply(started)
+        finally:
+            self._request_active = False
+
+    async def _reply(self, started: tuple[RequestRunner, AssistantMessage] | None) -> None:
         if started is None:
             # Enter came before the warm-up finished: wait for it (only right after start).
             while self.client is None:
@@ -601,6 +610,7 @@ class FirstTokenApp(App[None]):
                 break
             if isinstance(child, (AssistantMessage, ErrorMessage)):
                 child.remove()
+        self._request_active = True
         started = self._begin_request() if self.client is not None else None
         self._await_reply(started)
 
