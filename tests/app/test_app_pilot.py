@@ -357,3 +357,28 @@ async def test_faults_show_the_engine_hint_and_keep_partial_text(
             assert replies.last().has_class(f"-{status.value}")
         else:
             assert not replies
+
+
+async def test_sample_sent_as_is_with_trimming_off_then_on(demo: DemoThread):
+    """The demo flow: F6, Enter with trimming off, then on; the endpoint sees both prompts."""
+    app = make_app(demo.base_url)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("f6")
+        await wait_for(pilot, lambda: app.session.awaiting_reply(), what="sample loaded")
+        sample_size = len(app.session.messages)
+        await pilot.press("ctrl+t")  # trimming off
+        app.query_one("#prompt").focus()
+        await pilot.press("enter")  # an empty Enter sends the loaded conversation as it is
+        await wait_for(pilot, lambda: app.last_record is not None and not app.busy, what="reply")
+        untrimmed = demo.requests[-1]
+        await pilot.press("ctrl+t")  # trimming on
+        await pilot.press("f5")  # send it again
+        await wait_for(
+            pilot, lambda: len(demo.requests) >= 2 and not app.busy, what="trimmed reply"
+        )
+        await wait_for(pilot, lambda: app.last_record.trim_enabled, what="trimmed record")
+        trimmed = demo.requests[-1]
+    assert untrimmed["message_count"] == sample_size
+    assert trimmed["message_count"] < sample_size
+    assert trimmed["prompt_tokens"] < untrimmed["prompt_tokens"]

@@ -435,6 +435,10 @@ class FirstTokenApp(App[None]):
         if self.busy:
             self.notify("a reply is still streaming: esc cancels it", severity="warning")
             return
+        if not text:
+            if self.session.awaiting_reply():
+                self.action_retry()  # send the loaded conversation as it stands
+            return
         prompt = self.query_one(PromptInput)
         index = self.session.add_user(text)
         self._save_message(self.session.messages[index])  # saved before the request is sent
@@ -637,7 +641,9 @@ class FirstTokenApp(App[None]):
         from tui.app.sample_conversation import bloated_sample
 
         await self.load_messages(bloated_sample())
-        self.notify("bloated sample loaded: send once with trimming off (ctrl+t), once on")
+        self.notify(
+            "bloated sample loaded: enter sends it; ctrl+t toggles trimming, f5 sends it again"
+        )
 
     async def load_messages(self, messages: list[dict[str, Any]]) -> None:
         self.session.messages = list(messages)

@@ -152,6 +152,10 @@ class ChatSession:
             budget=self.budget,
         )
 
+    def awaiting_reply(self) -> bool:
+        """Whether the conversation ends with a user message nobody has answered yet."""
+        return bool(self.messages) and self.messages[-1].get("role") == "user"
+
     def drop_last_reply(self) -> str | None:
         """For retry: remove the trailing assistant reply; the last user prompt, if any."""
         if self.messages and self.messages[-1].get("role") == "assistant":

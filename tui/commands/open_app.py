@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -69,6 +70,12 @@ def run(args: argparse.Namespace, config: Config) -> int:
     # The engine client runs on its own thread: let it take the GIL within 1 ms of a socket
     # event instead of CPython's default 5 ms, so a busy frame cannot hold a request or a token.
     sys.setswitchinterval(0.001)
+
+    # A TUI cannot outlive its terminal. Started under `nohup` or a harness that ignores SIGHUP,
+    # Textual's input thread would spin on the dead terminal at 100% CPU forever; end instead.
+    # Nothing is lost: every message and record is committed to SQLite as it happens.
+    if hasattr(signal, "SIGHUP"):
+        signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
     from tui.app.app import FirstTokenApp
 

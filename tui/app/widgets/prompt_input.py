@@ -45,10 +45,10 @@ class PromptInput(TextArea):
         self._draft = ""  # what was typed before recalling started
 
     def action_submit(self) -> None:
+        # An empty Enter is still passed on: after loading a conversation that ends with an
+        # unanswered user message (the sample, --messages), it sends that conversation as is.
         text = self.text.strip()
-        if not text:
-            return
-        if not self.prompts or self.prompts[-1] != text:
+        if text and (not self.prompts or self.prompts[-1] != text):
             self.prompts.append(text)
         self._recall_index = None
         if self.on_submit is not None:
