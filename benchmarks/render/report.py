@@ -15,6 +15,8 @@ TARGETS = {
     "bytes_short": "≤ 25 KB",
     "final_long": "≤ 100 ms, following to the end",
     "cpu_long": "≤ 3 s",
+    "final_fast": "≤ 100 ms (issue 3)",
+    "cpu_fast": "reported beside a bare MarkdownStream app",
 }
 
 
@@ -81,6 +83,8 @@ ROWS: list[Row] = [
     ),
     ("4,000-token reply at ~500 tokens/s: final render lag", "long", "final_long", _lag),
     ("same: app CPU time", "long", "cpu_long", lambda s: _cpu(s, 1)),
+    ("4,000-token reply at 2,000 tokens/s: final render lag", "fast", "final_fast", _lag),
+    ("same: app CPU time", "fast", "cpu_fast", lambda s: _cpu(s, 1)),
 ]
 
 
