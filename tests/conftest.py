@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+
+from tui.engine.demo_server import DemoServer
+from tui.engine.latency_model import latency_model
 
 _LEAKY_ENV = (
     "OPENAI_API_KEY",
@@ -28,3 +32,12 @@ def isolated_home(
     for name in _LEAKY_ENV:
         monkeypatch.delenv(name, raising=False)
     return home
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[DemoServer]:
+    """The demo endpoint with no simulated latency, on this test's own event loop."""
+    demo = DemoServer(latency_model("instant"))
+    await demo.start()
+    yield demo
+    await demo.stop()

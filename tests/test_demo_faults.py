@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from dataclasses import replace
 
 import httpx2
@@ -16,14 +15,6 @@ from tui.engine.latency_model import latency_model
 
 INSTANT = latency_model("instant")
 USER = [{"role": "user", "content": "hello"}]
-
-
-@pytest.fixture
-async def server() -> AsyncIterator[DemoServer]:
-    demo = DemoServer(INSTANT)
-    await demo.start()
-    yield demo
-    await demo.stop()
 
 
 def sdk(server: DemoServer, spec: str, timeout: float = 10.0) -> AsyncOpenAI:

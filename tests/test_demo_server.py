@@ -20,14 +20,6 @@ USER = [{"role": "user", "content": "hello"}]
 
 
 @pytest.fixture
-async def server() -> AsyncIterator[DemoServer]:
-    demo = DemoServer(INSTANT)
-    await demo.start()
-    yield demo
-    await demo.stop()
-
-
-@pytest.fixture
 async def client(server: DemoServer) -> AsyncIterator[AsyncOpenAI]:
     sdk = AsyncOpenAI(base_url=server.base_url, api_key="x", max_retries=0)
     yield sdk
