@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -25,6 +24,8 @@ import openai
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from demo_process import base_url_of  # noqa: E402
 
 from tui.engine.client import ChatClient, ChatRequest  # noqa: E402
 from tui.engine.events import Finished  # noqa: E402
@@ -44,13 +45,7 @@ def start_server(preset: str) -> tuple[subprocess.Popen[str], str]:
         text=True,
         env=env,
     )
-    assert process.stdout is not None
-    line = process.stdout.readline()
-    match = re.search(r"(http://127\.0\.0\.1:\d+/v1)", line)
-    if not match:
-        process.kill()
-        raise SystemExit(f"demo server did not start: {line!r} {process.stderr.read()!r}")
-    return process, match.group(1)
+    return process, base_url_of(process)
 
 
 async def firsttoken_ttft(client: ChatClient) -> float:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -30,6 +29,8 @@ import openai
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from demo_process import base_url_of  # noqa: E402
 
 from tui.engine.client import ChatClient, ChatRequest  # noqa: E402
 from tui.engine.events import Delta, Finished  # noqa: E402
@@ -59,13 +60,7 @@ def start_server(rate: str) -> tuple[subprocess.Popen[str], str]:
         text=True,
         env=dict(os.environ, PYTHONUNBUFFERED="1"),
     )
-    assert process.stdout is not None
-    line = process.stdout.readline()
-    match = re.search(r"(http://127\.0\.0\.1:\d+/v1)", line)
-    if not match:
-        process.kill()
-        raise SystemExit(f"demo server did not start: {line!r}")
-    return process, match.group(1)
+    return process, base_url_of(process)
 
 
 def messages(tokens: int) -> list[dict[str, str]]:
