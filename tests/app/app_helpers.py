@@ -57,14 +57,30 @@ async def send_and_wait(pilot: Pilot[Any], text: str) -> RequestRecord:
     assert isinstance(app, FirstTokenApp)
     before = app.last_record
     await send(pilot, text)
-    await wait_for(
-        pilot,
-        lambda: app.last_record is not None and app.last_record is not before and not app.busy,
-        what=f"the reply to {text!r}",
-    )
+    try:
+        await wait_for(
+            pilot,
+            lambda: app.last_record is not None and app.last_record is not before and not app.busy,
+            what=f"the reply to {text!r}",
+        )
+    except AssertionError as error:
+        raise AssertionError(f"{error}; app state: {describe(app)}") from None
     await pilot.pause(0.05)
     assert app.last_record is not None
     return app.last_record
+
+
+def describe(app: FirstTokenApp) -> str:
+    """What a timed-out wait needs to say: where the request got stuck."""
+    runner = app.runner
+    writer = runner.writer if runner is not None else None
+    prompt = app.query_one("#prompt")
+    return (
+        f"busy={app.busy} focused={app.focused!r} prompt={getattr(prompt, 'text', '')!r} "
+        f"messages={len(app.session.messages)} state={runner.state if runner else None} "
+        f"writer_flushes={writer.flushes if writer else None} "
+        f"workers={[(w.group, w.state.name) for w in app.workers]}"
+    )
 
 
 FIXED_TIMINGS = {

@@ -44,7 +44,6 @@ class ReplyWriter:
         self._wake = asyncio.Event()
         self._ended = asyncio.Event()  # the stream is over: skip the throttle, write the tail
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._closed = False
         self._task: asyncio.Task[None] | None = None
         self._ready: asyncio.Future[object] | None = None
         self.flushes = 0  # how many appends reached the widget (tests and benchmarks read it)
@@ -71,7 +70,12 @@ class ReplyWriter:
         """The stream is over (any thread): the tail goes out now, not after the throttle."""
         loop = self._loop
         if loop is not None:
-            loop.call_soon_threadsafe(self._ended.set)
+            loop.call_soon_threadsafe(self._end_now)
+
+    def _end_now(self) -> None:
+        # Both: the flusher may be in its throttle pause (waits on _ended) or idle (on _wake).
+        self._ended.set()
+        self._wake.set()
 
     def _take(self) -> str:
         pending = self._pending
@@ -85,11 +89,14 @@ class ReplyWriter:
             await asyncio.shield(self._ready)
         while True:
             if not self._pending:
+                if self._ended.is_set():
+                    return  # everything written: the flusher ends by itself, never cancelled
                 self._idle = True  # announce first, then look: no wake-up can be lost
                 if not self._pending:
                     await self._wake.wait()
                 self._idle = False
                 self._wake.clear()
+                continue  # look again: the wake-up may be the end of the stream
             chunk = self._take()
             pause = self._interval_s
             if chunk:
@@ -99,12 +106,9 @@ class ReplyWriter:
                 pause = min(MAX_INTERVAL_S, max(pause, ADAPTIVE_FACTOR * cost))
             # Throttle: whatever arrives during this pause goes out in the next single write;
             # the end of the stream cuts the pause short.
-            if self._ended.is_set():
-                if not self._pending:
-                    return
-                continue
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self._ended.wait(), pause)
+            if not self._ended.is_set():
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(self._ended.wait(), pause)
 
     async def _write(self, chunk: str) -> None:
         if self.first_flush_at is None:
@@ -119,15 +123,13 @@ class ReplyWriter:
 
     async def finish(self, full_text: str | None) -> None:
         """Write the tail now (it reaches the screen first), then render the reply once, fully."""
-        self._closed = True
-        self._ended.set()
+        self._end_now()
         if self._task is not None:
-            # Normally done already (end() made it write the tail); if it is still waiting for
-            # its widget, stop it and write from here.
-            if not self._task.done():
-                self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            # Normally done already (end() made it write the tail). Otherwise it finishes by
+            # itself now: it is never cancelled, because a cancellation that lands as the
+            # throttle pause ends can be swallowed by asyncio.wait_for on Python 3.11, and a
+            # flusher that missed it would wait for a wake-up forever.
+            await self._task
             self._task = None
         if self._ready is not None:
             await self._ready  # a very fast reply can end before its widget is mounted

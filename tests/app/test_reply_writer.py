@@ -1,0 +1,104 @@
+"""The coalescing writer on its own: nothing lost, the tail written, the flusher ends by itself.
+
+A recording stand-in plays the Markdown widget (the writer only needs append / update /
+source / call_after_refresh); the app-level tests cover the real widget.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+from tui.app.widgets.reply_writer import ReplyWriter
+
+
+class RecordingMarkdown:
+    def __init__(self) -> None:
+        self.appended: list[str] = []
+        self.updates: list[str] = []
+
+    @property
+    def source(self) -> str:
+        return "".join(self.appended)
+
+    async def append(self, text: str) -> None:
+        await asyncio.sleep(0)  # a real append yields to the loop too
+        self.appended.append(text)
+
+    async def update(self, text: str) -> None:
+        self.updates.append(text)
+
+    def call_after_refresh(self, callback) -> None:  # type: ignore[no-untyped-def]
+        asyncio.get_running_loop().call_soon(callback)
+
+
+async def test_tokens_fed_from_another_thread_all_arrive_in_few_writes() -> None:
+    markdown = RecordingMarkdown()
+    writer = ReplyWriter(markdown, interval_s=0.02)  # type: ignore[arg-type]
+    writer.start()
+    tokens = [f"t{i} " for i in range(3000)]
+
+    def network() -> None:
+        for token in tokens:
+            writer.feed(token)
+        writer.end()
+
+    thread = threading.Thread(target=network)
+    thread.start()
+    await asyncio.to_thread(thread.join)
+    await writer.finish("".join(tokens))
+    assert markdown.source == "".join(tokens)
+    assert markdown.updates == ["".join(tokens)]
+    assert writer.flushes < len(tokens)  # coalesced, not one write per token
+
+
+async def test_the_flusher_ends_by_itself_when_the_stream_ends_while_it_is_idle() -> None:
+    # Regression: after the end of the stream the flusher went back to waiting for a wake-up,
+    # so only a cancellation could stop it, and Python 3.11's wait_for can swallow one.
+    markdown = RecordingMarkdown()
+    writer = ReplyWriter(markdown, interval_s=0.01)  # type: ignore[arg-type]
+    writer.start()
+    writer.feed("hello")
+    while writer.flushes == 0:
+        await asyncio.sleep(0.005)
+    await asyncio.sleep(0.05)  # past the pause: the flusher is idle now
+    writer.end()
+    task = writer._task
+    assert task is not None
+    await asyncio.wait_for(task, timeout=5)  # a hang guard, not a timing assertion
+    assert not task.cancelled()
+    assert markdown.source == "hello"
+
+
+async def test_the_end_during_the_throttle_pause_writes_the_tail_and_stops() -> None:
+    markdown = RecordingMarkdown()
+    writer = ReplyWriter(markdown, interval_s=10.0)  # a pause only the end can cut short
+    writer.start()
+    writer.feed("first ")
+    while writer.flushes == 0:
+        await asyncio.sleep(0.005)
+    writer.feed("tail")  # arrives during the long pause
+    writer.end()
+    task = writer._task
+    assert task is not None
+    await asyncio.wait_for(task, timeout=5)
+    assert markdown.appended == ["first ", "tail"]
+    await writer.finish(None)
+    assert markdown.updates == ["first tail"]
+
+
+async def test_a_reply_that_ends_before_the_widget_is_ready_is_written_once_ready() -> None:
+    markdown = RecordingMarkdown()
+    writer = ReplyWriter(markdown)  # type: ignore[arg-type]
+    mounted = asyncio.get_running_loop().create_future()
+    writer.feed("whole ")
+    writer.feed("reply")
+    writer.end()  # before start(): there is no loop to wake yet
+    writer.start(mounted)
+    finishing = asyncio.ensure_future(writer.finish("whole reply"))
+    await asyncio.sleep(0.02)
+    assert markdown.appended == []  # nothing written before the widget exists
+    mounted.set_result(None)
+    await asyncio.wait_for(finishing, timeout=5)
+    assert markdown.source == "whole reply"
+    assert markdown.updates == ["whole reply"]
