@@ -27,9 +27,11 @@ class Exchange:
         self.chunked = request.chunked_ok
 
     async def send(self, data: bytes) -> float:
-        """Write, stamp the moment the bytes reached the socket, then wait for buffer room."""
-        self.writer.write(data)
+        """Stamp, write, then wait for buffer room. Stamped just before the write so that a
+        client on another thread can never receive the bytes before their stamp (causality
+        is what tests compare against; a stamp after the write loses to a preempted thread)."""
         written_at = time.perf_counter()
+        self.writer.write(data)
         if self.entry.get("first_byte_at") is None:
             self.entry["first_byte_at"] = written_at
         await self.writer.drain()
