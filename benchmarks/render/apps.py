@@ -84,6 +84,12 @@ def _firsttoken(home: Path, base_url: str) -> Launch:
         "--config", str(config), "--settings", str(settings),
         "--base-url", base_url, "--model", MODEL,
     ]  # fmt: skip
+    # Profiling runs: RENDER_FIRSTTOKEN_PROFILE=out.prof runs the app under cProfile (see
+    # profile_app.py); its figures are then the profiler's, not the app's.
+    profile = os.environ.get("RENDER_FIRSTTOKEN_PROFILE")
+    if profile:
+        argv[1:3] = ["-m", "benchmarks.render.profile_app", profile]
+        env["PYTHONPATH"] = env.get("PYTHONPATH", str(REPO))
     return Launch(argv, env)
 
 

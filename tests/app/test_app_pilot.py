@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import pytest
 from app_helpers import make_app, send, send_and_wait, wait_for, wait_ready
 from textual.widgets import Digits, Static
 
+from tui.app.collector import STREAMING_THRESHOLDS
 from tui.app.widgets.latency_panel import _digits_value
 from tui.app.widgets.message_view import AssistantMessage, ErrorMessage, MessageView
 from tui.app.widgets.ttft_history import format_ms
@@ -78,6 +80,7 @@ async def test_switches_change_what_the_endpoint_receives(demo: DemoThread):
 async def test_escape_keeps_the_partial_reply_marked_cancelled(slow_demo: DemoThread):
     # A generous chunk timeout: a loaded test machine must not turn this into a stall.
     app = make_app(slow_demo.base_url, chunk_timeout_ms=30_000)
+    thresholds_before = gc.get_threshold()
     async with app.run_test(size=(130, 40)) as pilot:
         await wait_ready(pilot)
         await send(pilot, "reply 3000 tokens")
@@ -87,6 +90,8 @@ async def test_escape_keeps_the_partial_reply_marked_cancelled(slow_demo: DemoTh
             timeout=30,
             what="the first tokens",
         )
+        # No full garbage collection while it streams (a 15-100 ms stop of the UI loop).
+        assert gc.get_threshold() == STREAMING_THRESHOLDS
         # Typing stays possible while the reply streams.
         await pilot.press(*"next")
         assert app.query_one("#prompt").text == "next"
@@ -100,6 +105,7 @@ async def test_escape_keeps_the_partial_reply_marked_cancelled(slow_demo: DemoTh
         assert reply.source.strip()
         assert app.session.messages[-1]["role"] == "assistant"
         assert len(reply.source.split()) < 3000
+        assert gc.get_threshold() == thresholds_before  # back once the reply is done
 
 
 async def test_error_endpoint_shows_the_error_block(demo: DemoThread):

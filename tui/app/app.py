@@ -26,6 +26,7 @@ from textual.widgets import Footer, Header, TextArea
 from textual.worker import Worker, WorkerState
 
 from tui.app.chat_session import ChatSession, TrimPreview
+from tui.app.collector import CollectorPause
 from tui.app.request_runner import NetworkLoop, RequestRunner
 from tui.app.widgets.budget_gauge import BudgetFigures, BudgetGauge
 from tui.app.widgets.chat_log import ChatLog
@@ -142,6 +143,7 @@ class FirstTokenApp(App[None]):
         self._streaming_view: AssistantMessage | None = None
         self._ticks = 0
         self._request_active = False
+        self.collector = CollectorPause()  # no full garbage collection while a reply streams
         from tui.app.preferences import Preferences, PromptHistory
 
         self.preferences = Preferences.load() if remember else Preferences()
@@ -479,10 +481,12 @@ class FirstTokenApp(App[None]):
 
     @work(exclusive=True, group="request")
     async def _await_reply(self, started: tuple[RequestRunner, AssistantMessage] | None) -> None:
+        self.collector.pause()
         try:
             await self._reply(started)
         finally:
             self._request_active = False
+            self.collector.resume()
 
     async def _reply(self, started: tuple[RequestRunner, AssistantMessage] | None) -> None:
         if started is None:

@@ -1,0 +1,132 @@
+"""Run firsttoken under cProfile inside the render harness and save the profile when the
+harness stops it (SIGTERM), so a render run can be read function by function.
+RENDER_PROFILE_FROM=send profiles from Enter on (the reply only). With the profile path "-"
+and RENDER_TRACE=trace.jsonl it only logs timestamps (writer steps, layouts, frames, garbage
+collections) on the endpoint's clock; RENDER_TRACE_LAYOUT=1 adds which widgets asked for
+a layout.
+
+    RENDER_FIRSTTOKEN_PROFILE=/tmp/short.prof python -m benchmarks.render.run_all \\
+        --apps firsttoken --scenarios short --short-runs 1 --no-warm-up
+    python -c "import pstats; pstats.Stats('/tmp/short.prof').sort_stats('tottime').print_stats(30)"
+"""
+
+from __future__ import annotations
+
+import cProfile
+import os
+import signal
+import sys
+from types import FrameType
+
+
+def main() -> None:
+    out, argv = sys.argv[1], sys.argv[2:]
+    profiler = cProfile.Profile()
+    if out == "-":  # trace only (RENDER_TRACE), no profile
+        profiler.enable = profiler.disable = lambda: None  # type: ignore[method-assign]
+        profiler.dump_stats = lambda _path: None  # type: ignore[method-assign]
+
+    def stop(_signum: int, _frame: FrameType | None) -> None:
+        profiler.disable()
+        profiler.dump_stats(out)
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    if os.environ.get("RENDER_TRACE"):
+        _trace(os.environ["RENDER_TRACE"])
+    from tui.app.app import FirstTokenApp
+    from tui.cli import main as firsttoken
+
+    if os.environ.get("RENDER_PROFILE_FROM") == "send":
+        # Only the reply: start at Enter (startup otherwise dominates the profile).
+        submit = FirstTokenApp.submit
+
+        def profiled_submit(app: FirstTokenApp, text: str) -> None:
+            profiler.enable()
+            submit(app, text)
+
+        FirstTokenApp.submit = profiled_submit  # type: ignore[method-assign]
+    else:
+        profiler.enable()
+    try:
+        firsttoken(argv)
+    finally:
+        profiler.disable()
+        profiler.dump_stats(out)
+
+
+def _trace(path: str) -> None:
+    """Timestamps (perf_counter, the endpoint's clock) of the reply writer's steps and of
+    every frame, appended to `path` as JSON lines: where the final render lag goes."""
+    import json
+    import time
+
+    from textual.screen import Screen
+
+    from tui.app.widgets.reply_writer import ReplyWriter
+
+    out = open(path, "a", buffering=1)  # noqa: SIM115 - open for the process's lifetime
+
+    def log(kind: str, **fields: object) -> None:
+        out.write(json.dumps({"t": time.perf_counter(), "kind": kind, **fields}) + "\n")
+
+    end, write, finish = ReplyWriter.end, ReplyWriter._write, ReplyWriter.finish
+    refresh, layout = Screen._compositor_refresh, Screen._refresh_layout
+
+    def traced_end(self: ReplyWriter) -> None:
+        log("end")
+        end(self)
+
+    async def traced_write(self: ReplyWriter, chunk: str) -> None:
+        log("write", chars=len(chunk))
+        await write(self, chunk)
+        log("written")
+
+    async def traced_finish(self: ReplyWriter, text: str | None) -> None:
+        log("finish")
+        await finish(self, text)
+        log("finished")
+
+    def traced_refresh(self: Screen) -> None:
+        started = time.perf_counter()
+        refresh(self)
+        log("frame", ms=(time.perf_counter() - started) * 1000)
+
+    def traced_layout(self: Screen, *args: object, **kwargs: object) -> None:
+        started = time.perf_counter()
+        full = not (kwargs.get("scroll") and not self._layout_widgets)
+        layout(self, *args, **kwargs)  # type: ignore[arg-type]
+        log("layout", ms=(time.perf_counter() - started) * 1000, full=full)
+
+    import gc
+
+    gc_started: list[float] = []
+
+    def on_gc(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            gc_started[:] = [time.perf_counter()]
+        elif gc_started:
+            ms = (time.perf_counter() - gc_started[0]) * 1000
+            log("gc", ms=ms, generation=info["generation"])
+
+    gc.callbacks.append(on_gc)
+    from textual.widget import Widget
+
+    widget_refresh = Widget.refresh
+
+    def traced_widget_refresh(self: Widget, *regions: object, **kwargs: object) -> Widget:
+        if kwargs.get("layout") and not self._layout_required:
+            log("wants-layout", widget=type(self).__name__)
+        return widget_refresh(self, *regions, **kwargs)  # type: ignore[arg-type]
+
+    if os.environ.get("RENDER_TRACE_LAYOUT"):
+        Widget.refresh = traced_widget_refresh  # type: ignore[method-assign]
+    Screen._refresh_layout = traced_layout  # type: ignore[method-assign]
+    ReplyWriter.end = traced_end  # type: ignore[method-assign]
+    ReplyWriter._write = traced_write  # type: ignore[method-assign]
+    ReplyWriter.finish = traced_finish  # type: ignore[method-assign]
+    Screen._compositor_refresh = traced_refresh  # type: ignore[method-assign]
+
+
+if __name__ == "__main__":
+    main()
