@@ -119,8 +119,15 @@ def _trace(path: str) -> None:
             log("wants-layout", widget=type(self).__name__)
         return widget_refresh(self, *regions, **kwargs)  # type: ignore[arg-type]
 
+    on_layout = Screen._on_layout
+
+    async def traced_on_layout(self: Screen, message: object) -> None:
+        log("layout-message", widget=type(message.widget).__name__)  # type: ignore[attr-defined]
+        await on_layout(self, message)  # type: ignore[arg-type]
+
     if os.environ.get("RENDER_TRACE_LAYOUT"):
         Widget.refresh = traced_widget_refresh  # type: ignore[method-assign]
+        Screen._on_layout = traced_on_layout  # type: ignore[method-assign]
     Screen._refresh_layout = traced_layout  # type: ignore[method-assign]
     ReplyWriter.end = traced_end  # type: ignore[method-assign]
     ReplyWriter._write = traced_write  # type: ignore[method-assign]

@@ -154,6 +154,7 @@ class FirstTokenApp(App[None]):
             self.session.model = remembered
         if self.preferences.side_panel_collapsed:
             self._panel_forced = False
+        self._theme_errors = self._load_themes()
 
     # -- layout ------------------------------------------------------------------------------
 
@@ -171,7 +172,8 @@ class FirstTokenApp(App[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self._load_themes()
+        for error in self._theme_errors:
+            self.notify(error, title="theme file skipped", severity="warning", timeout=8)
         self.sub_title = self._endpoint_label()
         panel = self.query_one(LatencyPanel)
         panel.show_idle()
@@ -212,23 +214,16 @@ class FirstTokenApp(App[None]):
 
     # -- themes ------------------------------------------------------------------------------
 
-    def _load_themes(self) -> None:
-        try:
-            from tui.app.themes import DEFAULT_THEME, load_themes
-        except ImportError:  # the theme loader is optional for the app to run
-            return
-        result = load_themes()
-        themes = getattr(result, "themes", None)
-        errors = getattr(result, "errors", None)
-        if themes is None:  # the older (themes, errors) tuple form
-            themes, errors = result  # type: ignore[misc]
-        for theme in themes:
-            self.register_theme(theme)
-        for error in errors or []:
-            self.notify(error, title="theme file skipped", severity="warning", timeout=8)
+    def _load_themes(self) -> list[str]:
+        """Register the theme files and choose the remembered theme, before the app runs: set
+        later (on mount) it restyles every widget once more before the first frame."""
+        from tui.app.themes import DEFAULT_THEME, register_themes
+
+        result = register_themes(self)
         wanted = self.preferences.theme or DEFAULT_THEME
         if wanted in self.available_themes:
             self.theme = wanted
+        return result.errors
 
     def _on_theme_changed(self, _theme: object) -> None:
         # Rich styles in the panel captured the old colours: re-render them once.
