@@ -10,7 +10,7 @@ from typing import Any
 from textual.pilot import Pilot
 
 from tui.app.app import FirstTokenApp
-from tui.app.widgets.latency_panel import LiveFigures
+from tui.app.live_figures import LiveFigures
 from tui.config import ConfigFlags, load_config
 from tui.engine.endpoint import Endpoint
 from tui.engine.metrics import RequestRecord, Thresholds

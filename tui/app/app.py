@@ -13,12 +13,13 @@ import contextlib
 import time
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager, ExitStack
+from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
 
 from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.timer import Timer
@@ -27,10 +28,12 @@ from textual.worker import Worker, WorkerState
 
 from tui.app.chat_session import ChatSession, TrimPreview
 from tui.app.collector import CollectorPause
+from tui.app.keymap import APP_BINDINGS, HELP_ENTRIES, PALETTE_COMMANDS
+from tui.app.live_figures import LiveFigures, live_figures
 from tui.app.request_runner import NetworkLoop, RequestRunner
 from tui.app.widgets.budget_gauge import BudgetFigures, BudgetGauge
 from tui.app.widgets.chat_log import ChatLog
-from tui.app.widgets.latency_panel import LatencyPanel, LiveFigures
+from tui.app.widgets.latency_panel import LatencyPanel
 from tui.app.widgets.message_view import AssistantMessage, ErrorMessage, PlainMessage
 from tui.app.widgets.prompt_input import PromptInput
 from tui.app.widgets.reply_writer import ReplyWriter
@@ -52,55 +55,12 @@ STREAMING_TICK_EVERY = 3  # once tokens flow: every 3rd tick (~3 Hz)
 
 RecordHook = Callable[[RequestRecord], RequestRecord]
 
-# (key, what it does, group): the help screen; the footer and palette show the same actions.
-HELP_ENTRIES: list[tuple[str, str, str]] = [
-    ("enter", "send the prompt", "Chat"),
-    ("ctrl+j", "new line in the prompt (works in every terminal)", "Chat"),
-    ("shift+enter", "new line, where the terminal reports it", "Chat"),
-    ("↑ / ↓", "recall earlier prompts (on the first / last line)", "Chat"),
-    ("esc", "cancel the reply; what arrived stays, marked cancelled", "Chat"),
-    ("f5 / ctrl+r", "retry the last request", "Chat"),
-    ("ctrl+n", "new chat", "Chat"),
-    ("f9", "set this chat's system prompt", "Chat"),
-    ("f7", "copy the last reply", "Chat"),
-    ("f8", "copy the last code block of the last reply", "Chat"),
-    ("mouse drag", "select text in replies (ctrl+c copies it)", "Chat"),
-    ("ctrl+t", "trimming on / off for the next request", "Latency"),
-    ("f3 / ctrl+o", "streaming on / off for the next request", "Latency"),
-    ("ctrl+↑ / ctrl+↓", "prompt token budget +500 / -500", "Latency"),
-    ("f6", "load the bloated sample conversation (trimming demo)", "Latency"),
-    ("f2", "switch model (from GET /v1/models)", "App"),
-    ("f4", "switch theme (remembered)", "App"),
-    ("f10 / ctrl+b", "show / hide the latency panel", "App"),
-    ("ctrl+p", "command palette: every command by name", "App"),
-    ("f1", "this help", "App"),
-    ("ctrl+q", "quit", "App"),
-]
-
 
 class FirstTokenApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "firsttoken"
 
-    # Keys chosen because terminals deliver them: no ctrl+s (flow control), no ctrl+m/i/h.
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "cancel", id="cancel"),
-        Binding("ctrl+t", "toggle_trimming", "trim", priority=True, id="toggle_trimming"),
-        Binding("f3,ctrl+o", "toggle_streaming", "stream", priority=True, id="toggle_streaming"),
-        Binding("f5,ctrl+r", "retry", "retry", priority=True, id="retry"),
-        Binding("ctrl+n", "new_chat", "new", priority=True, id="new_chat"),
-        Binding("f2", "switch_model", "model", id="switch_model"),
-        Binding("f6", "load_sample", "sample", priority=True, id="load_sample"),
-        Binding("f4", "switch_theme", "theme", show=False, id="switch_theme"),
-        Binding("f7", "copy_reply", "copy reply", show=False, priority=True, id="copy_reply"),
-        Binding("f8", "copy_code", "copy code", show=False, id="copy_code"),
-        Binding("f9", "system_prompt", "system prompt", show=False, id="system_prompt"),
-        Binding("f10,ctrl+b", "toggle_panel", "panel", show=False, id="toggle_panel"),
-        Binding("ctrl+up", "budget(1)", "budget +500", show=False, id="budget_up"),
-        Binding("ctrl+down", "budget(-1)", "budget -500", show=False, id="budget_down"),
-        Binding("f1", "help", "help", id="help"),
-        Binding("ctrl+q", "quit", "quit", show=False, priority=True, id="quit"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = list(APP_BINDINGS)
 
     def __init__(
         self,
@@ -333,22 +293,7 @@ class FirstTokenApp(App[None]):
             view.set_status(f"streaming…{count}")
         if not self.live_panel:
             return
-        now = time.perf_counter()
-        start = state.started_at if state.started_at is not None else state.sent_at
-        ttft = None if state.first_token_at is None else (state.first_token_at - start) * 1000
-        ttfb = None if state.first_byte_at is None else (state.first_byte_at - start) * 1000
-        decode = 0.0
-        if state.first_token_at is not None and state.last_token_at is not None:
-            decode = state.last_token_at - state.first_token_at
-        live = LiveFigures(
-            elapsed_ms=(now - start) * 1000,
-            ttfb_ms=ttfb,
-            ttft_ms=ttft,
-            tokens=state.tokens,
-            decode_s=decode,
-            retries=state.retries,
-            streamed=runner.request.stream,
-        )
+        live = live_figures(state, time.perf_counter(), runner.request.stream)
         if self.live_hook is not None:
             live = self.live_hook(live)
         self.query_one(LatencyPanel).show_live(live)
@@ -755,53 +700,13 @@ class FirstTokenApp(App[None]):
     # -- the command palette: every binding, by its id -------------------------------------
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        commands: list[tuple[str, str, Callable[[], Any]]] = [
-            ("Send", "send the prompt (enter)", self._palette_send),
-            ("Cancel generation", "stop the reply, keep what arrived (esc)", self.action_cancel),
-            (
-                "Toggle trimming",
-                "trim the next request to the budget (ctrl+t)",
-                self.action_toggle_trimming,
-            ),
-            (
-                "Toggle streaming",
-                "stream the next reply (f3 / ctrl+o)",
-                self.action_toggle_streaming,
-            ),
-            ("Retry last request", "send the last prompt again (f5 / ctrl+r)", self.action_retry),
-            ("New chat", "clear the conversation (ctrl+n)", self.action_new_chat),
-            ("Switch model", "pick a model from /v1/models (f2)", self.action_switch_model),
-            ("Switch theme", "pick a theme (f4)", self.action_switch_theme),
-            (
-                "Load bloated sample conversation",
-                "demo trimming in one keystroke (f6)",
-                self.action_load_sample,
-            ),
-            ("Copy last reply", "to the clipboard (f7)", self.action_copy_reply),
-            ("Copy last code block", "of the last reply (f8)", self.action_copy_code),
-            ("Set system prompt", "for this chat (f9)", self.action_system_prompt),
-            (
-                "Toggle side panel",
-                "show or hide the latency panel (f10 / ctrl+b)",
-                self.action_toggle_panel,
-            ),
-            (
-                "Budget +500",
-                "raise the prompt token budget (ctrl+up)",
-                lambda: self.action_budget(1),
-            ),
-            (
-                "Budget -500",
-                "lower the prompt token budget (ctrl+down)",
-                lambda: self.action_budget(-1),
-            ),
-            ("Help", "every key (f1)", self.action_help),
-        ]
-        for title, help_text, callback in commands:
-            yield SystemCommand(title, help_text, callback)
+        for command in PALETTE_COMMANDS:
+            action = getattr(self, f"action_{command.action}")
+            callback = partial(action, *command.args) if command.args else action
+            yield SystemCommand(command.title, command.help, callback)
         yield from super().get_system_commands(screen)
 
-    def _palette_send(self) -> None:
+    def action_send(self) -> None:
         self.query_one(PromptInput).action_submit()
 
     async def on_unmount(self) -> None:

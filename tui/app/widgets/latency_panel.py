@@ -7,32 +7,18 @@ request runner sets, and every `show_*` skips widgets whose text did not change.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Digits, Static
 
+from tui.app.live_figures import LiveFigures
 from tui.app.widgets.budget_gauge import BudgetGauge
 from tui.app.widgets.ttft_history import TtftHistory, format_ms
 from tui.engine.metrics import RequestRecord, Thresholds
 
 LEVEL_CLASSES = ("-ok", "-warn", "-error", "-idle")
 MIN_TOKENS_FOR_RATE = 10  # tokens/s and TPOT from fewer chunks are noise
-
-
-@dataclass(frozen=True)
-class LiveFigures:
-    """What the panel shows while a request runs (built from the runner's receipt times)."""
-
-    elapsed_ms: float  # since the request started (the live counter while waiting)
-    ttfb_ms: float | None
-    ttft_ms: float | None
-    tokens: int
-    decode_s: float  # first token -> latest token, receipt times
-    retries: int
-    streamed: bool
 
 
 def _digits_value(ms: float) -> tuple[str, str]:

@@ -1,0 +1,43 @@
+"""What the side panel shows while a request runs, computed from the runner's receipt times.
+
+Pure and cheap: the panel's timer calls it a few times a second; nothing here touches a widget.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tui.app.request_runner import RunState
+
+
+@dataclass(frozen=True)
+class LiveFigures:
+    elapsed_ms: float  # since the request started (the live counter while waiting)
+    ttfb_ms: float | None
+    ttft_ms: float | None
+    tokens: int
+    decode_s: float  # first token -> latest token, receipt times
+    retries: int
+    streamed: bool
+
+
+def live_figures(state: RunState, now: float, streamed: bool) -> LiveFigures:
+    """Figures at `now` (perf_counter seconds). TTFT counts from the engine's first attempt
+    (retries inside); until the engine reports it started, from when the app handed it over."""
+    start = state.started_at if state.started_at is not None else state.sent_at
+    ttft = None if state.first_token_at is None else (state.first_token_at - start) * 1000
+    ttfb = None if state.first_byte_at is None else (state.first_byte_at - start) * 1000
+    decode = 0.0
+    if state.first_token_at is not None and state.last_token_at is not None:
+        decode = state.last_token_at - state.first_token_at
+    return LiveFigures(
+        elapsed_ms=(now - start) * 1000,
+        ttfb_ms=ttfb,
+        ttft_ms=ttft,
+        tokens=state.tokens,
+        decode_s=decode,
+        retries=state.retries,
+        streamed=streamed,
+    )
