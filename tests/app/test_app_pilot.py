@@ -10,6 +10,7 @@ from app_helpers import make_app, send, send_and_wait, wait_for, wait_ready
 from textual.widgets import Digits, Static
 
 from tui.app.collector import STREAMING_THRESHOLDS
+from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.latency_panel import _digits_value
 from tui.app.widgets.message_view import AssistantMessage, ErrorMessage, MessageView
 from tui.app.widgets.ttft_history import format_ms
@@ -388,3 +389,36 @@ async def test_sample_sent_as_is_with_trimming_off_then_on(demo: DemoThread):
     assert untrimmed["message_count"] == sample_size
     assert trimmed["message_count"] < sample_size
     assert trimmed["prompt_tokens"] < untrimmed["prompt_tokens"]
+
+
+async def test_the_chat_follows_the_stream_until_the_user_scrolls_up(slow_demo: DemoThread):
+    app = make_app(slow_demo.base_url, chunk_timeout_ms=30_000)
+    async with app.run_test(size=(90, 24)) as pilot:
+        await wait_ready(pilot)
+        chat = app.query_one(ChatLog)
+        await send(pilot, "reply 3000 tokens")
+
+        def at_bottom() -> bool:
+            return chat.max_scroll_y > 0 and chat.scroll_y >= chat.max_scroll_y - 1
+
+        await wait_for(
+            pilot, lambda: chat.max_scroll_y > 5, timeout=30, what="an overflowing reply"
+        )
+        grown = chat.max_scroll_y
+        await wait_for(pilot, lambda: chat.max_scroll_y > grown + 3, timeout=30, what="more lines")
+        await wait_for(pilot, at_bottom, timeout=5, what="the view at the newest line")
+        assert chat.is_anchored
+
+        chat.scroll_home(animate=False)  # the user scrolls up: the anchor lets go
+        await pilot.pause(0.05)
+        held = chat.scroll_y
+        grown = chat.max_scroll_y
+        await wait_for(pilot, lambda: chat.max_scroll_y > grown + 3, timeout=30, what="more lines")
+        assert chat.scroll_y == held  # not dragged down while reading
+
+        chat.scroll_end(animate=False)  # back to the end: following again
+        grown = chat.max_scroll_y
+        await wait_for(pilot, lambda: chat.max_scroll_y > grown + 3, timeout=30, what="more lines")
+        await wait_for(pilot, at_bottom, timeout=5, what="the view following again")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.busy, timeout=30, what="the cancelled end")

@@ -10,6 +10,7 @@ everything above it.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from rich.text import Text
 from textual.containers import VerticalScroll
@@ -23,13 +24,22 @@ from tui.app.widgets.message_view import (
     PlainMessage,
     message_text,
 )
+from tui.app.widgets.single_layout import StoreSizeWithoutRelayout
 
 
-class ChatLog(VerticalScroll):
+class ChatLog(StoreSizeWithoutRelayout, VerticalScroll):
     def on_mount(self) -> None:
         self.show_welcome()
 
-    def watch_virtual_size(self) -> None:
+    def _size_updated(
+        self, size: Any, virtual_size: Any, container_size: Any, layout: bool = True
+    ) -> bool:
+        changed = super()._size_updated(size, virtual_size, container_size, layout)
+        if changed:
+            self._anchor_on_overflow()  # the virtual_size watcher does not run (see mixin)
+        return changed
+
+    def _anchor_on_overflow(self) -> None:
         if (
             not self.is_anchored
             and self.virtual_size.height > self.scrollable_content_region.height

@@ -12,6 +12,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
+from tui.app.widgets.single_layout import StoreSizeWithoutRelayout, drop_premount_layout
+
 if TYPE_CHECKING:
     from textual.widgets import Markdown
 
@@ -55,6 +57,35 @@ def warm_up_markdown() -> None:
     Syntax("x = 1", "python").highlight("x = 1")
 
 
+_REPLY_MARKDOWN: Any = None
+
+
+def _reply_markdown_class() -> Any:
+    """Markdown that grows without a second layout per write (see single_layout). Built on
+    first use: importing Markdown costs ~50 ms that the first frame does not need."""
+    global _REPLY_MARKDOWN
+    if _REPLY_MARKDOWN is None:
+        from textual.widgets import Markdown
+
+        block_classes: dict[type, type] = {}
+
+        class ReplyMarkdown(StoreSizeWithoutRelayout, Markdown):
+            def get_block_class(self, block_name: str) -> Any:
+                # Each block kind, same name (so CSS type selectors still match), with the mixin.
+                base = super().get_block_class(block_name)
+                if base not in block_classes:
+                    block_classes[base] = type(base.__name__, (StoreSizeWithoutRelayout, base), {})
+                return block_classes[base]
+
+            def _parse_markdown(self, tokens: Any) -> Any:
+                for block in super()._parse_markdown(tokens):
+                    drop_premount_layout(block)
+                    yield block
+
+        _REPLY_MARKDOWN = ReplyMarkdown
+    return _REPLY_MARKDOWN
+
+
 class MessageView(Vertical):
     """Base block: a titled border; `-dropped` dims it and names the reason."""
 
@@ -90,7 +121,7 @@ class PlainMessage(MessageView):
         yield Static(self._text, markup=False, classes="body")
 
 
-class AssistantMessage(MessageView):
+class AssistantMessage(StoreSizeWithoutRelayout, MessageView):
     """An assistant reply; while streaming, ReplyWriter appends to `self.markdown`."""
 
     ROLE_TITLE = "assistant"
@@ -100,9 +131,10 @@ class AssistantMessage(MessageView):
         if model:
             self.border_title = f"assistant · {model}"
         # Imported here: markdown-it costs ~50 ms, and the first frame needs no Markdown.
-        from textual.widgets import Markdown
 
-        self.markdown: Markdown = Markdown(text, classes="body", parser_factory=_parser)
+        self.markdown: Markdown = _reply_markdown_class()(
+            text, classes="body", parser_factory=_parser
+        )
 
     def compose(self) -> ComposeResult:
         yield self.markdown

@@ -1,0 +1,37 @@
+"""One screen layout per streamed write instead of two.
+
+When a layout pass finds that a widget grew, Textual 8 stores the new virtual size through a
+reactive declared with `layout=True`, which asks for another full screen layout; that second
+pass re-measures everything and finds nothing new. On a growing reply that is the Markdown,
+its message block and the chat pane, after every write: measured with
+`benchmarks/render/profile_app.py` (RENDER_TRACE_LAYOUT) as a second reflow and frame of
+20-60 ms, 30-60 ms after each write. The pass that measured the size has already placed
+everything, so these widgets store it without asking again (scrollbars are still updated by
+Textual in the same call).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class StoreSizeWithoutRelayout:
+    """Mixin for a Widget subclass (first in the bases)."""
+
+    def _size_updated(
+        self, size: Any, virtual_size: Any, container_size: Any, layout: bool = True
+    ) -> bool:
+        # Relies on Widget._size_updated's `layout` flag (Textual 8, pinned < 9 in pyproject).
+        return super()._size_updated(  # type: ignore[misc]
+            size, virtual_size, container_size, layout=False
+        )
+
+
+def drop_premount_layout(block: Any) -> None:
+    """A Markdown block gets its text before it is mounted, which leaves a layout request
+    that the block posts on its first idle, after the mount's own layout: drop it (the mount
+    lays the block out anyway). Nested blocks (list items) too."""
+    if not block.is_mounted:
+        block._layout_required = False
+    for child in getattr(block, "_blocks", ()):
+        drop_premount_layout(child)
