@@ -34,6 +34,7 @@ def main() -> None:
     signal.signal(signal.SIGTERM, stop)
     if os.environ.get("RENDER_TRACE"):
         _trace(os.environ["RENDER_TRACE"])
+        _log_start(os.environ["RENDER_TRACE"])
     from tui.app.app import FirstTokenApp
     from tui.cli import main as firsttoken
 
@@ -53,6 +54,14 @@ def main() -> None:
     finally:
         profiler.disable()
         profiler.dump_stats(out)
+
+
+def _log_start(path: str) -> None:
+    import json
+    import time
+
+    with open(path, "a") as out:
+        out.write(json.dumps({"t": time.perf_counter(), "kind": "main"}) + "\n")
 
 
 def _trace(path: str) -> None:

@@ -38,3 +38,18 @@ def test_pause_and_resume_are_idempotent(custom_thresholds) -> None:
     pause.resume()
     pause.resume()
     assert gc.get_threshold() == custom_thresholds
+
+
+async def test_the_app_turns_collection_back_on_after_its_warm_up(demo) -> None:
+    # `firsttoken` (open_app) switches the collector off for start-up; the app's warm-up must
+    # switch it back on, or a long session would never collect a reference cycle.
+    from app_helpers import make_app, wait_for
+
+    app = make_app(demo.base_url)
+    gc.disable()
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_for(pilot, lambda: app.connected, what="the warm-up")
+            await wait_for(pilot, gc.isenabled, timeout=5, what="the collector back on")
+    finally:
+        gc.enable()

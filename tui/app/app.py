@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import time
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager, ExitStack
@@ -232,8 +233,6 @@ class FirstTokenApp(App[None]):
     def _settle_memory(self) -> None:
         """Collect once now and freeze what survives (the imports, the UI): a full collection
         otherwise lands inside a reply (measured: a ~100 ms pause in most short replies)."""
-        import gc
-
         gc.collect()
         gc.freeze()
 
@@ -256,6 +255,7 @@ class FirstTokenApp(App[None]):
             self._warm_up_render()
             self._update_preview()
         elif event.state == WorkerState.ERROR:
+            gc.enable()  # start-up is over either way (see open_app)
             self.notify(f"cannot start the engine: {worker.error}", severity="error")
 
     @work(exclusive=True, group="models")
@@ -270,6 +270,7 @@ class FirstTokenApp(App[None]):
             self.connected = True
             if not self.busy:
                 self._settle_memory()  # after the connection is warm, before any reply
+            gc.enable()  # off during start-up when started by the CLI (see open_app)
         if models:
             self.models = sorted(set(models) | set(self.config.models))
 
