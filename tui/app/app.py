@@ -32,13 +32,13 @@ from tui.app.collector import CollectorPause
 from tui.app.keymap import APP_BINDINGS, HELP_ENTRIES, PALETTE_COMMANDS
 from tui.app.live_figures import LiveFigures, live_figures
 from tui.app.request_runner import NetworkLoop, RequestRunner
-from tui.app.widgets.budget_gauge import BudgetFigures, BudgetGauge
+from tui.app.widgets.budget_gauge import BudgetFigures
 from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.latency_panel import LatencyPanel
 from tui.app.widgets.message_view import AssistantMessage, ErrorMessage, PlainMessage
 from tui.app.widgets.prompt_input import PromptInput
 from tui.app.widgets.reply_writer import ReplyWriter
-from tui.app.widgets.ttft_history import TtftHistory, TtftSample, format_ms
+from tui.app.widgets.ttft_history import TtftSample, format_ms
 from tui.engine.metrics import RequestRecord, RequestStatus
 
 if TYPE_CHECKING:
@@ -141,6 +141,7 @@ class FirstTokenApp(App[None]):
         panel.show_endpoint(self.session.model, self._host(), self.simulated)
         self._show_switches()
         panel.show_prompt(None, False)
+        self.call_after_refresh(panel.fill)  # its widgets come right after the first frame
         if self.session.messages:
             self.query_one(ChatLog).add_messages(self.session.messages)
         self.set_interval(PANEL_TICK_S, self._tick)
@@ -188,9 +189,7 @@ class FirstTokenApp(App[None]):
 
     def _on_theme_changed(self, _theme: object) -> None:
         # Rich styles in the panel captured the old colours: re-render them once.
-        panel = self.query_one(LatencyPanel)
-        panel._shown.clear()
-        panel.query_one(BudgetGauge).figures = None
+        self.query_one(LatencyPanel).restyle()
         self._refresh_panel()
         if self.remember and self.preferences.theme != self.theme:
             self.preferences.theme = self.theme
@@ -318,7 +317,7 @@ class FirstTokenApp(App[None]):
         panel.show_endpoint(self.session.model, self._host(), self.simulated)
         self._show_switches()
         self._show_preview()
-        panel.query_one(TtftHistory).refresh_view()
+        panel.refresh_history()
 
     # -- the trim preview ------------------------------------------------------------------
 
@@ -351,7 +350,7 @@ class FirstTokenApp(App[None]):
             dropped_tokens=preview.dropped_tokens,
             trimming=preview.trimming,
         )
-        panel.query_one(BudgetGauge).show(
+        panel.show_budget(
             BudgetFigures(
                 tokens_before=preview.tokens_before,
                 tokens_after=preview.tokens_after,
@@ -490,7 +489,7 @@ class FirstTokenApp(App[None]):
         panel.show_record(record)
         if record.ttft_ms is not None and status != RequestStatus.ERROR:
             prompt_tokens = record.prompt_tokens_usage or record.tokens_after
-            panel.query_one(TtftHistory).add(
+            panel.add_sample(
                 TtftSample(record.ttft_ms, record.trim_enabled, record.streamed, prompt_tokens)
             )
         self._save_reply(record, text)
@@ -576,7 +575,7 @@ class FirstTokenApp(App[None]):
         await chat.clear_chat()
         if self.session.messages:
             chat.add_messages(self.session.messages)
-        self.query_one(TtftHistory).clear()
+        self.query_one(LatencyPanel).clear_history()
         self._refresh_panel()
         self._update_preview()
 
