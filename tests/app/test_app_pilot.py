@@ -422,3 +422,16 @@ async def test_the_chat_follows_the_stream_until_the_user_scrolls_up(slow_demo: 
         await wait_for(pilot, at_bottom, timeout=5, what="the view following again")
         await pilot.press("escape")
         await wait_for(pilot, lambda: not app.busy, timeout=30, what="the cancelled end")
+
+
+async def test_a_screen_opened_while_the_preview_is_pending_does_not_break_it(demo: DemoThread):
+    # The trim preview is debounced; its timer may fire while a modal screen is on top.
+    app = make_app(demo.base_url)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_ready(pilot)
+        app.query_one("#prompt").focus()
+        await pilot.press(*"hello there", "f1")
+        await pilot.pause(0.4)  # past the debounce, with the help screen open
+        await pilot.press("escape")
+        await pilot.pause(0.1)
+        assert app.preview is not None and app.preview.tokens_after > 0

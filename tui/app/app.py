@@ -329,9 +329,10 @@ class FirstTokenApp(App[None]):
         self._preview_timer = self.set_timer(PREVIEW_DEBOUNCE_S, self._update_preview)
 
     def _update_preview(self) -> None:
-        if self.counter is None:
-            return
-        draft = self.query_one(PromptInput).text
+        prompts = self.query(PromptInput)
+        if self.counter is None or not prompts:
+            return  # the engine is not ready yet, or the app is closing (a late debounce timer)
+        draft = prompts.first().text
         self.preview = self.session.preview(draft, self.counter)
         self._show_preview()
 
@@ -710,6 +711,8 @@ class FirstTokenApp(App[None]):
         self.query_one(PromptInput).action_submit()
 
     async def on_unmount(self) -> None:
+        if self._preview_timer is not None:
+            self._preview_timer.stop()
         if self.client is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self.network.call(self.client.aclose()), 1.0)
