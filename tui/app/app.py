@@ -309,7 +309,10 @@ class FirstTokenApp(App[None]):
         )
 
     def _refresh_panel(self) -> None:
-        panel = self.query_one(LatencyPanel)
+        panels = self.query(LatencyPanel)
+        if not panels:
+            return  # the app is closing (the warm-up can end after the screen is gone)
+        panel = panels.first()
         if self.last_record is not None:
             panel.show_record(self.last_record)
         else:
