@@ -4,23 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
 
 import httpx2
 import pytest
 
 from tui.engine.demo_server import DemoServer
-from tui.engine.latency_model import latency_model
 
 BODY = json.dumps({"model": "m", "messages": [{"role": "user", "content": "reply 3 tokens"}]})
-
-
-@pytest.fixture
-async def server() -> AsyncIterator[DemoServer]:
-    demo = DemoServer(latency_model("instant"))
-    await demo.start()
-    yield demo
-    await demo.stop()
 
 
 async def exchange(server: DemoServer, data: bytes) -> bytes:
