@@ -12,6 +12,7 @@ SETTLE_S after the final text (so trailing work such as a final re-render counts
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
@@ -180,12 +181,32 @@ def _reply(
         result.followed = False
         result.notes.append(f"final words {phrase!r} not on screen {remaining:.0f} s after done")
         return
-    final_at, why = watcher.final_appearance(phrase, last_word)
+    final_at, why = watcher.final_appearance(phrase, last_word, entry["last_token_at"])
     if why:
         result.notes.append(why)
     result.followed = final_at is not None
     if final_at is not None:
         result.final_lag_ms = (final_at - entry["last_token_at"]) * 1000
+    _trace_marks(enter_at, entry, first_at, final_at)
+
+
+def _trace_marks(
+    enter_at: float, entry: dict, first_at: float | None, final_at: float | None
+) -> None:
+    """With RENDER_TRACE set (profile_app.py), the harness's own marks join the app's trace:
+    Enter, the endpoint's stamps and the screen times, all on the same clock."""
+    path = os.environ.get("RENDER_TRACE")
+    if not path:
+        return
+    marks = [("enter", enter_at), ("first-on-screen", first_at), ("final-on-screen", final_at)]
+    marks += [(f"endpoint-{key}", entry.get(key)) for key in STAMP_KEYS]
+    with open(path, "a") as out:
+        for kind, at in marks:
+            if at is not None:
+                out.write(json.dumps({"t": at, "kind": kind}) + "\n")
+
+
+STAMP_KEYS = ("received_at", "first_token_at", "last_token_at", "done_at")
 
 
 def median(values: list[float | None]) -> float | None:

@@ -79,7 +79,15 @@ def _trace(path: str) -> None:
     def log(kind: str, **fields: object) -> None:
         out.write(json.dumps({"t": time.perf_counter(), "kind": kind, **fields}) + "\n")
 
+    from tui.app.app import FirstTokenApp
+
     end, write, finish = ReplyWriter.end, ReplyWriter._write, ReplyWriter.finish
+    submit = FirstTokenApp.submit
+
+    def traced_submit(self: FirstTokenApp, text: str) -> None:
+        log("submit")
+        submit(self, text)
+        log("submitted")
     refresh, layout = Screen._compositor_refresh, Screen._refresh_layout
 
     def traced_end(self: ReplyWriter) -> None:
@@ -138,6 +146,7 @@ def _trace(path: str) -> None:
         Widget.refresh = traced_widget_refresh  # type: ignore[method-assign]
         Screen._on_layout = traced_on_layout  # type: ignore[method-assign]
     Screen._refresh_layout = traced_layout  # type: ignore[method-assign]
+    FirstTokenApp.submit = traced_submit  # type: ignore[method-assign]
     ReplyWriter.end = traced_end  # type: ignore[method-assign]
     ReplyWriter._write = traced_write  # type: ignore[method-assign]
     ReplyWriter.finish = traced_finish  # type: ignore[method-assign]

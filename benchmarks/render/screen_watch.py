@@ -179,7 +179,9 @@ class ScreenWatcher:
             self.history.append((time.perf_counter(), tuple(screen_lines(self.screen))))
             self._recording = True
 
-    def final_appearance(self, phrase: str, last_word: str) -> tuple[float | None, str]:
+    def final_appearance(
+        self, phrase: str, last_word: str, not_before: float | None = None
+    ) -> tuple[float | None, str]:
         """When the reply's end reached the place it occupies on the settled screen.
 
         The reply's last words can occur earlier in a long reply (the demo filler cycles), so
@@ -187,6 +189,10 @@ class ScreenWatcher:
         with the last word on the settled screen, and walk the recorded screens back to the
         first one of the final, unbroken run in which that row (up to the last word, plus the
         blank cells after it) and the two rows above it already looked exactly like that.
+
+        `not_before` is when the server sent the last token: a run reaching back past it means
+        an older copy looked the same (the filler cycles, and a write can end at the same
+        place in the cycle), so the answer is then the first screen after it, as a lower bound.
         """
         with self._lock:
             settled = screen_lines(self.screen)
@@ -218,6 +224,12 @@ class ScreenWatcher:
         else:
             if history:
                 return start, "final run reaches the oldest recorded screen (lower bound)"
+        if start is not None and not_before is not None and start < not_before:
+            after = [at for at, _lines in history if at >= not_before]
+            return (
+                (after[0] if after else None),
+                "final rows looked the same before the last token (filler repeats): lower bound",
+            )
         return start, ""
 
     def bytes_between(self, start: float, end: float) -> int:
