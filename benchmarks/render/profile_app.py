@@ -88,6 +88,7 @@ def _trace(path: str) -> None:
         log("submit")
         submit(self, text)
         log("submitted")
+
     refresh, layout = Screen._compositor_refresh, Screen._refresh_layout
 
     def traced_end(self: ReplyWriter) -> None:

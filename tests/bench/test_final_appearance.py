@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("pyte")
 
-from benchmarks.render.screen_watch import ScreenWatcher  # noqa: E402
+from benchmarks.render.screen_watch import ScreenWatcher
 
 
 def _watcher(settled: list[str], history: list[tuple[float, list[str]]]) -> ScreenWatcher:
