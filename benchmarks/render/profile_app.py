@@ -143,7 +143,19 @@ def _trace(path: str) -> None:
         log("layout-message", widget=type(message.widget).__name__)  # type: ignore[attr-defined]
         await on_layout(self, message)  # type: ignore[arg-type]
 
+    timer_update = Screen._on_timer_update
+
+    def traced_timer_update(self: Screen) -> None:
+        log(
+            "screen-tick",
+            layout=self._layout_required,
+            dirty=len(self._dirty_widgets),
+            batch=self.app._batch_count,
+        )
+        timer_update(self)
+
     if os.environ.get("RENDER_TRACE_LAYOUT"):
+        Screen._on_timer_update = traced_timer_update  # type: ignore[method-assign]
         Widget.refresh = traced_widget_refresh  # type: ignore[method-assign]
         Screen._on_layout = traced_on_layout  # type: ignore[method-assign]
     Screen._refresh_layout = traced_layout  # type: ignore[method-assign]

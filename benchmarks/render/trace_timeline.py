@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 # Events logged once per layout request (RENDER_TRACE_LAYOUT) are summarised, not listed.
-NOISY = {"wants-layout", "layout-message"}
+NOISY = {"wants-layout", "layout-message", "screen-tick"}
 
 
 def replies(events: list[dict]) -> list[list[dict]]:
@@ -35,13 +35,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("trace", type=Path)
     parser.add_argument("--until", default="first-on-screen", help="stop each timeline here")
+    parser.add_argument("--all", action="store_true", help="list layout requests too")
     args = parser.parse_args()
     events = [json.loads(line) for line in args.trace.read_text().splitlines() if line.strip()]
     for number, run in enumerate(replies(events), 1):
         enter = run[0]["t"]
         print(f"-- reply {number}")
         for event in run:
-            if event["kind"] in NOISY:
+            if event["kind"] in NOISY and not args.all:
                 continue
             print(f"{(event['t'] - enter) * 1000:8.1f}  {describe(event)}")
             if event["kind"] == args.until:
