@@ -9,7 +9,14 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from tui.app.widgets.reply_writer import ReplyWriter
+from tui.app.widgets.reply_writer import (
+    EARLY_INTERVAL_S,
+    EARLY_WRITES,
+    FLUSH_INTERVAL_S,
+    MAX_INTERVAL_S,
+    ReplyWriter,
+    pause_after_write,
+)
 
 
 class RecordingMarkdown:
@@ -102,3 +109,14 @@ async def test_a_reply_that_ends_before_the_widget_is_ready_is_written_once_read
     await asyncio.wait_for(finishing, timeout=5)
     assert markdown.source == "whole reply"
     assert markdown.updates == ["whole reply"]
+
+
+def test_the_first_writes_go_at_the_frame_rate_then_the_throttle_adapts() -> None:
+    # A reply can open with syntax only ("##"): the next write must not wait a whole throttle.
+    slow_write = 0.04
+    early = [pause_after_write(n, slow_write, FLUSH_INTERVAL_S) for n in range(1, EARLY_WRITES + 1)]
+    assert early == [EARLY_INTERVAL_S] * EARLY_WRITES
+    later = pause_after_write(EARLY_WRITES + 1, slow_write, FLUSH_INTERVAL_S)
+    assert later > FLUSH_INTERVAL_S  # a costly write earns a longer pause
+    assert pause_after_write(EARLY_WRITES + 1, 0.001, FLUSH_INTERVAL_S) == FLUSH_INTERVAL_S
+    assert pause_after_write(50, 10.0, FLUSH_INTERVAL_S) == MAX_INTERVAL_S
