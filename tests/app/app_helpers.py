@@ -11,6 +11,8 @@ from textual.pilot import Pilot
 
 from tui.app.app import FirstTokenApp
 from tui.app.live_figures import LiveFigures
+from tui.app.widgets.chat_log import ChatLog
+from tui.app.widgets.message_view import AssistantMessage, MessageView
 from tui.config import ConfigFlags, load_config
 from tui.engine.endpoint import Endpoint
 from tui.engine.metrics import RequestRecord, Thresholds
@@ -117,3 +119,12 @@ def fixed_live(live: LiveFigures) -> LiveFigures:
         ttft_ms=240.0 if live.ttft_ms is not None else None,
         decode_s=0.5,
     )
+
+
+def replies(app: FirstTokenApp) -> list[AssistantMessage]:
+    """The reply blocks on screen (not the hidden spare the next Enter will use)."""
+    return app.query_one(ChatLog).replies()
+
+
+def shown_views(app: FirstTokenApp) -> list[MessageView]:
+    return app.query_one(ChatLog).shown_views()

@@ -153,3 +153,57 @@ def test_firsttoken_messages_file_opens_with_the_conversation(
         tmux.run("send-keys", "-t", tmux.session, "C-q")
     finally:
         tmux.kill()
+
+
+def _stable_capture(tmux: Tmux) -> str:
+    """The pane with colours, once two captures 0.6 s apart agree (a blinking cursor or a
+    toast fading out would otherwise differ between any two captures)."""
+    previous = tmux.run("capture-pane", "-e", "-p", "-t", tmux.session)
+    for _ in range(20):
+        time.sleep(0.6)
+        current = tmux.run("capture-pane", "-e", "-p", "-t", tmux.session)
+        if current == previous:
+            return current
+        previous = current
+    raise AssertionError("the pane never settled")
+
+
+def test_what_the_terminal_shows_after_streaming_equals_a_full_repaint(
+    endpoint: DemoThread, isolated_home: Path
+):
+    """The app paints incrementally (only what changed; containers asked for a layout are not
+    repainted in full, see LayoutWithoutRepaint). If that ever left stale cells, the pane
+    would differ from a full repaint, which ctrl+l forces (checked below on garbage)."""
+    tmux = Tmux()
+    command = (
+        f"cd {REPO} && env -u COLUMNS -u LINES FIRSTTOKEN_HOME={isolated_home} "
+        f"{sys.executable} -m tui --base-url {endpoint.base_url}; sleep 60"
+    )
+    try:
+        tmux.run("new-session", "-d", "-s", tmux.session, "-x", "120", "-y", "40", command)
+        tmux.run("set-option", "-t", tmux.session, "window-size", "manual")
+        tmux.run("resize-window", "-t", tmux.session, "-x", "120", "-y", "40")
+        tmux.wait_for(lambda s: "tokens next request" in s, 30, "the app to be ready")
+        # Two turns: the second reply scrolls the chat while it streams.
+        for number, prompt in enumerate(["first, reply 60 tokens", "second, reply 160 tokens"]):
+            tmux.run("send-keys", "-t", tmux.session, "-l", prompt)
+            tmux.wait_for(lambda s, p=prompt: p in s, 10, "the typed prompt")
+            tmux.run("send-keys", "-t", tmux.session, "Enter")
+            tmux.wait_for(
+                lambda s, n=number: len(TTFT_IN_REPLY.findall(s)) > n, 60, "the finished reply"
+            )
+        incremental = _stable_capture(tmux)
+        tmux.run("send-keys", "-t", tmux.session, "C-l")
+        repainted = _stable_capture(tmux)
+        assert "second, reply 160 tokens" in repainted
+        assert incremental == repainted
+        # ctrl+l really repaints every cell: text written straight into the terminal goes.
+        tty = tmux.run("display-message", "-p", "-t", tmux.session, "#{pane_tty}").strip()
+        with open(tty, "w") as terminal:
+            terminal.write("\x1b[12;12HSTALE-CELLS-HERE")
+        tmux.wait_for(lambda s: "STALE-CELLS-HERE" in s, 10, "the stray text")
+        tmux.run("send-keys", "-t", tmux.session, "C-l")
+        tmux.wait_for(lambda s: "STALE-CELLS-HERE" not in s, 10, "the redraw")
+        tmux.run("send-keys", "-t", tmux.session, "C-q")
+    finally:
+        tmux.kill()

@@ -6,13 +6,21 @@ import gc
 from pathlib import Path
 
 import pytest
-from app_helpers import make_app, send, send_and_wait, wait_for, wait_ready
+from app_helpers import (
+    make_app,
+    replies,
+    send,
+    send_and_wait,
+    shown_views,
+    wait_for,
+    wait_ready,
+)
 from textual.widgets import Digits, Static
 
 from tui.app.collector import STREAMING_THRESHOLDS
 from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.latency_panel import _digits_value
-from tui.app.widgets.message_view import AssistantMessage, ErrorMessage, MessageView
+from tui.app.widgets.message_view import ErrorMessage
 from tui.app.widgets.ttft_history import format_ms
 from tui.engine.demo_server import DemoThread
 from tui.engine.metrics import RequestStatus
@@ -30,7 +38,7 @@ async def test_type_send_stream_and_metrics_match_the_record(demo: DemoThread, t
         await wait_ready(pilot)
         record = await send_and_wait(pilot, "hello, reply 30 tokens")
         assert record.status == RequestStatus.OK
-        reply = app.query(AssistantMessage).last()
+        reply = replies(app)[-1]
         assert reply.source.strip(), "streamed text is on screen"
         assert app.session.messages[-1] == {"role": "assistant", "content": reply.source}
         assert record.output_tokens == 30
@@ -75,7 +83,7 @@ async def test_switches_change_what_the_endpoint_receives(demo: DemoThread):
         record = await send_and_wait(pilot, "a whole body, please")
         assert demo.requests[-1]["stream"] is False
         assert record.streamed is False
-        assert app.query(AssistantMessage).last().source.strip()
+        assert replies(app)[-1].source.strip()
 
 
 async def test_escape_keeps_the_partial_reply_marked_cancelled(slow_demo: DemoThread):
@@ -100,7 +108,7 @@ async def test_escape_keeps_the_partial_reply_marked_cancelled(slow_demo: DemoTh
         await wait_for(pilot, lambda: not app.busy, timeout=30, what="the cancelled end")
         assert app.last_record is not None
         assert app.last_record.status == RequestStatus.CANCELLED
-        reply = app.query(AssistantMessage).last()
+        reply = replies(app)[-1]
         assert reply.has_class("-cancelled")
         assert "cancelled" in reply.border_subtitle
         assert reply.source.strip()
@@ -119,7 +127,7 @@ async def test_error_endpoint_shows_the_error_block(demo: DemoThread):
         assert len(errors) == 1
         hint = str(errors.first().query_one(Static).content)
         assert "500" in hint
-        assert not app.query(AssistantMessage), "no empty reply block is left behind"
+        assert not replies(app), "no empty reply block is left behind"
         # The app keeps working: the next send makes another attempt.
         await send_and_wait(pilot, "and again?")
         assert len(app.query(ErrorMessage)) == 2
@@ -137,7 +145,7 @@ async def test_after_an_error_the_next_request_works(demo: DemoThread):
         assert "rate limited" in str(app.query_one(ErrorMessage).query_one(Static).content)
         second = await send_and_wait(pilot, "second, reply 12 tokens")
         assert second.status == RequestStatus.OK
-        assert app.query(AssistantMessage).last().source.strip()
+        assert replies(app)[-1].source.strip()
 
 
 async def test_sample_conversation_marks_dropped_messages(demo: DemoThread):
@@ -146,7 +154,7 @@ async def test_sample_conversation_marks_dropped_messages(demo: DemoThread):
         await wait_ready(pilot)
         await pilot.press("f6")
         await wait_for(pilot, lambda: bool(app.query(".-dropped")), what="dropped markers")
-        dropped = [v for v in app.query(MessageView) if v.has_class("-dropped")]
+        dropped = [v for v in shown_views(app) if v.has_class("-dropped")]
         assert dropped and all("dropped" in v.border_subtitle for v in dropped)
         assert app.preview is not None
         assert len(dropped) == len(app.preview.dropped_indices)
@@ -257,11 +265,11 @@ async def test_retry_and_new_chat(demo: DemoThread):
         await wait_for(pilot, lambda: app.last_record is not before and not app.busy)
         assert len(demo.requests) == count + 1
         assert [m["role"] for m in app.session.messages] == ["user", "assistant"]
-        assert len(app.query(AssistantMessage)) == 1
+        assert len(replies(app)) == 1
         await pilot.press("ctrl+n")
         await pilot.pause()
         assert app.session.messages == []
-        assert not app.query(AssistantMessage)
+        assert not replies(app)
 
 
 async def test_opens_with_a_messages_file_conversation(demo: DemoThread):
@@ -273,7 +281,7 @@ async def test_opens_with_a_messages_file_conversation(demo: DemoThread):
     ]
     async with app.run_test(size=(130, 40)) as pilot:
         await wait_ready(pilot)
-        assert len(app.query(MessageView)) == 3
+        assert len(shown_views(app)) == 3
         await send_and_wait(pilot, "and now?")
         assert demo.requests[-1]["message_count"] == 4
 
@@ -299,7 +307,7 @@ async def test_waiting_counter_changes_colour_and_esc_cancels_before_any_token(d
         await wait_for(pilot, lambda: not app.busy, what="the cancel")
         assert app.last_record is not None
         assert app.last_record.status == RequestStatus.CANCELLED
-        reply = app.query(AssistantMessage).last()
+        reply = replies(app)[-1]
         assert reply.has_class("-cancelled")
         assert [m["role"] for m in app.session.messages] == ["user"]
 
@@ -358,12 +366,12 @@ async def test_faults_show_the_engine_hint_and_keep_partial_text(
         assert record.status == status
         error = app.query(ErrorMessage).last()
         assert hint in str(error.query_one(Static).content)
-        replies = app.query(AssistantMessage)
+        shown = replies(app)
         if partial:
-            assert replies.last().source.strip()
-            assert replies.last().has_class(f"-{status.value}")
+            assert shown[-1].source.strip()
+            assert shown[-1].has_class(f"-{status.value}")
         else:
-            assert not replies
+            assert not shown
 
 
 async def test_sample_sent_as_is_with_trimming_off_then_on(demo: DemoThread):

@@ -13,6 +13,7 @@ from app_helpers import (
     fixed_live,
     fixed_record,
     make_app,
+    replies,
     send,
     send_and_wait,
     wait_for,
@@ -21,7 +22,6 @@ from app_helpers import (
 
 from tui.app.app import FirstTokenApp
 from tui.app.widgets.chat_log import ChatLog
-from tui.app.widgets.message_view import AssistantMessage
 from tui.app.widgets.prompt_input import PromptInput
 from tui.engine.demo_server import DemoThread
 
@@ -86,7 +86,7 @@ def test_reply_streaming(snap_compare, demo: DemoThread):
                 app.runner is not None
                 and app.runner.state.tokens >= 5
                 and not app.runner.writer._pending
-                and "reply (" in app.query(AssistantMessage).last().source
+                and "reply (" in replies(app)[-1].source
             ),
             what="five tokens on screen",
         )

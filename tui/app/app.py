@@ -35,7 +35,7 @@ from tui.app.request_runner import NetworkLoop, RequestRunner
 from tui.app.widgets.budget_gauge import BudgetFigures
 from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.latency_panel import LatencyPanel
-from tui.app.widgets.message_view import AssistantMessage, ErrorMessage, PlainMessage
+from tui.app.widgets.message_view import AssistantMessage
 from tui.app.widgets.prompt_input import PromptInput
 from tui.app.widgets.reply_writer import ReplyWriter
 from tui.app.widgets.ttft_history import TtftSample, format_ms
@@ -269,6 +269,7 @@ class FirstTokenApp(App[None]):
             self.connected = True
             if not self.busy:
                 self._settle_memory()  # after the connection is warm, before any reply
+                self._prepare_turn()
             gc.enable()  # off during start-up when started by the CLI (see open_app)
         if models:
             self.models = sorted(set(models) | set(self.config.models))
@@ -388,11 +389,12 @@ class FirstTokenApp(App[None]):
         prompt = self.query_one(PromptInput)
         index = self.session.add_user(text)
         self._save_message(self.session.messages[index])  # saved before the request is sent
-        # The request leaves first; the chat pane's mounting and the history file follow.
+        # The user's block first (normally the hidden spare: filled and shown, nothing mounted),
+        # so the reply's block lands after it; then the request leaves; the rest follows.
+        self.query_one(ChatLog).add_message(index, self.session.messages[index])
         self._request_active = True
         started = self._begin_request() if self.client is not None else None
         prompt.clear_prompt()
-        self.query_one(ChatLog).add_message(index, self.session.messages[index])
         if self.prompt_history is not None:
             self.prompt_history.append(text)
         self._await_reply(started)
@@ -418,7 +420,8 @@ class FirstTokenApp(App[None]):
         writer = ReplyWriter()
         runner = RequestRunner(self.client, request, writer, self.network)
         runner.start()  # the request is on its way before any widget is built
-        view = AssistantMessage(len(self.session.messages), model=self.session.model)
+        chat = self.query_one(ChatLog)
+        view = chat.next_reply(len(self.session.messages), self.session.model)
         writer.markdown = view.markdown
         self.runner = runner
         return runner, view
@@ -443,7 +446,7 @@ class FirstTokenApp(App[None]):
         prompt = self.query_one(PromptInput)
         blink = prompt.cursor_blink
         prompt.cursor_blink = False  # a blinking cursor is two extra frames a second
-        mounted = chat.mount_reply(view)
+        mounted = chat.show_reply(view)
         view.set_status("waiting for the first token…")
         view.add_class("-streaming")
         self._streaming_view = view
@@ -498,6 +501,13 @@ class FirstTokenApp(App[None]):
             )
         self._save_reply(record, text)
         self._update_preview()
+        self._prepare_turn()
+
+    def _prepare_turn(self) -> None:
+        """After the frame in hand: the next Enter's blocks, mounted hidden while idle."""
+        chats = self.query(ChatLog)
+        if chats:
+            self.call_after_refresh(chats.first().prepare_turn)
 
     def _reply_status(self, record: RequestRecord) -> str:
         parts = []
@@ -555,13 +565,7 @@ class FirstTokenApp(App[None]):
         if prompt is None:
             self.notify("nothing to retry yet", severity="warning")
             return
-        chat = self.query_one(ChatLog)
-        # Remove the old reply / error blocks after the last user message.
-        for child in reversed(list(chat.children)):
-            if isinstance(child, PlainMessage):
-                break
-            if isinstance(child, (AssistantMessage, ErrorMessage)):
-                child.remove()
+        self.query_one(ChatLog).remove_last_turn_replies()
         self._request_active = True
         started = self._begin_request() if self.client is not None else None
         self._await_reply(started)
@@ -575,13 +579,11 @@ class FirstTokenApp(App[None]):
             self.session.set_system_prompt(system)
         self.session.chat_id = None
         self.last_record = None
-        chat = self.query_one(ChatLog)
-        await chat.clear_chat()
-        if self.session.messages:
-            chat.add_messages(self.session.messages)
+        await self.query_one(ChatLog).show_messages(self.session.messages)
         self.query_one(LatencyPanel).clear_history()
         self._refresh_panel()
         self._update_preview()
+        self._prepare_turn()
 
     async def action_load_sample(self) -> None:
         if self.busy:
@@ -596,10 +598,9 @@ class FirstTokenApp(App[None]):
     async def load_messages(self, messages: list[dict[str, Any]]) -> None:
         self.session.messages = list(messages)
         self.session.chat_id = None
-        chat = self.query_one(ChatLog)
-        await chat.remove_children()
-        chat.add_messages(self.session.messages)
+        await self.query_one(ChatLog).show_messages(self.session.messages)
         self._update_preview()
+        self._prepare_turn()
 
     def action_switch_model(self) -> None:
         from tui.app.screens.model_picker import ModelPicker
@@ -671,13 +672,9 @@ class FirstTokenApp(App[None]):
         self.call_later(self._reload_chat)
 
     async def _reload_chat(self) -> None:
-        chat = self.query_one(ChatLog)
-        await chat.remove_children()
-        if self.session.messages:
-            chat.add_messages(self.session.messages)
-        else:
-            chat.show_welcome()
+        await self.query_one(ChatLog).show_messages(self.session.messages)
         self._update_preview()
+        self._prepare_turn()
 
     def action_toggle_panel(self) -> None:
         visible = not self.query_one(LatencyPanel).display
@@ -695,6 +692,11 @@ class FirstTokenApp(App[None]):
         forced = self._panel_forced
         self._set_panel(width >= NARROW_WIDTH if forced is None else forced)
         self._last_width = width
+
+    def action_redraw(self) -> None:
+        """Repaint every cell: the app paints only what changed, so text another program
+        wrote into the terminal would otherwise stay until something covers it."""
+        self.screen.refresh()
 
     def action_help(self) -> None:
         from tui.app.screens.help import HelpScreen

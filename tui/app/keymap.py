@@ -24,6 +24,7 @@ APP_BINDINGS: tuple[Binding, ...] = (
     Binding("f10,ctrl+b", "toggle_panel", "panel", show=False, id="toggle_panel"),
     Binding("ctrl+up", "budget(1)", "budget +500", show=False, id="budget_up"),
     Binding("ctrl+down", "budget(-1)", "budget -500", show=False, id="budget_down"),
+    Binding("ctrl+l", "redraw", "redraw", show=False, priority=True, id="redraw"),
     Binding("f1", "help", "help", id="help"),
     Binding("ctrl+q", "quit", "quit", show=False, priority=True, id="quit"),
 )
@@ -49,6 +50,7 @@ HELP_ENTRIES: list[tuple[str, str, str]] = [
     ("f2", "switch model (from GET /v1/models)", "App"),
     ("f4", "switch theme (remembered)", "App"),
     ("f10 / ctrl+b", "show / hide the latency panel", "App"),
+    ("ctrl+l", "redraw the whole screen (after another program wrote over it)", "App"),
     ("ctrl+p", "command palette: every command by name", "App"),
     ("f1", "this help", "App"),
     ("ctrl+q", "quit", "App"),
@@ -85,5 +87,6 @@ PALETTE_COMMANDS: tuple[PaletteCommand, ...] = (
     ),
     PaletteCommand("Budget +500", "raise the prompt token budget (ctrl+up)", "budget", (1,)),
     PaletteCommand("Budget -500", "lower the prompt token budget (ctrl+down)", "budget", (-1,)),
+    PaletteCommand("Redraw screen", "paint every cell again (ctrl+l)", "redraw"),
     PaletteCommand("Help", "every key (f1)", "help"),
 )

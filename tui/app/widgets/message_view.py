@@ -12,7 +12,11 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from tui.app.widgets.single_layout import StoreSizeWithoutRelayout, drop_premount_layout
+from tui.app.widgets.single_layout import (
+    LayoutWithoutRepaint,
+    StoreSizeWithoutRelayout,
+    drop_premount_layout,
+)
 
 if TYPE_CHECKING:
     from textual.widgets import Markdown
@@ -69,7 +73,7 @@ def _reply_markdown_class() -> Any:
 
         block_classes: dict[type, type] = {}
 
-        class ReplyMarkdown(StoreSizeWithoutRelayout, Markdown):
+        class ReplyMarkdown(LayoutWithoutRepaint, StoreSizeWithoutRelayout, Markdown):
             def get_block_class(self, block_name: str) -> Any:
                 # Each block kind, same name (so CSS type selectors still match), with the mixin.
                 base = super().get_block_class(block_name)
@@ -116,9 +120,14 @@ class PlainMessage(MessageView):
         self.ROLE_TITLE = {"user": "you", "system": "system", "tool": "tool result"}.get(role, role)
         super().__init__(message_index, classes=f"-{role}")
         self._text = text
+        self._body = Static(text, markup=False, classes="body")
 
     def compose(self) -> ComposeResult:
-        yield Static(self._text, markup=False, classes="body")
+        yield self._body
+
+    def set_text(self, text: str) -> None:
+        self._text = text
+        self._body.update(text)
 
 
 class AssistantMessage(StoreSizeWithoutRelayout, MessageView):
@@ -128,16 +137,17 @@ class AssistantMessage(StoreSizeWithoutRelayout, MessageView):
 
     def __init__(self, message_index: int | None, text: str = "", model: str = "") -> None:
         super().__init__(message_index, classes="-assistant")
-        if model:
-            self.border_title = f"assistant · {model}"
+        self.set_model(model)
         # Imported here: markdown-it costs ~50 ms, and the first frame needs no Markdown.
-
         self.markdown: Markdown = _reply_markdown_class()(
             text, classes="body", parser_factory=_parser
         )
 
     def compose(self) -> ComposeResult:
         yield self.markdown
+
+    def set_model(self, model: str) -> None:
+        self.border_title = f"assistant · {model}" if model else self.ROLE_TITLE
 
     @property
     def source(self) -> str:

@@ -27,6 +27,24 @@ class StoreSizeWithoutRelayout:
         )
 
 
+class LayoutWithoutRepaint:
+    """Mixin for a container with no content of its own (first in the bases): a layout request
+    does not also repaint its whole region. Textual repaints a widget asked for a layout in
+    full, and every mount asks its parent for one, so each streamed write that mounts a
+    Markdown block re-sent the whole reply to the terminal, and preparing the next turn's
+    hidden blocks re-sent the whole chat (~8 KB a turn, benchmarks/render). The layout pass
+    still repaints whatever moved, appeared or went away."""
+
+    def refresh(
+        self, *regions: Any, repaint: bool = True, layout: bool = False, recompose: bool = False
+    ) -> Any:
+        if layout and not regions and not recompose:
+            repaint = False
+        return super().refresh(  # type: ignore[misc]
+            *regions, repaint=repaint, layout=layout, recompose=recompose
+        )
+
+
 def drop_premount_layout(block: Any) -> None:
     """A Markdown block gets its text before it is mounted, which leaves a layout request
     that the block posts on its first idle, after the mount's own layout: drop it (the mount

@@ -1,0 +1,82 @@
+"""The next turn's blocks are mounted hidden while idle; Enter shows them (no mount on the
+way to the first token) and the chat's order stays the conversation's order."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app_helpers import make_app, replies, send_and_wait, shown_views, wait_for, wait_ready
+from textual.pilot import Pilot
+
+from tui.app.app import FirstTokenApp
+from tui.app.widgets.chat_log import SPARE, ChatLog
+from tui.engine.demo_server import DemoThread
+
+
+def spares(app: FirstTokenApp) -> list[Any]:
+    return [child for child in app.query_one(ChatLog).children if child.has_class(SPARE)]
+
+
+async def spares_ready(pilot: Pilot[Any]) -> list[Any]:
+    app = pilot.app
+    assert isinstance(app, FirstTokenApp)
+    await wait_for(pilot, lambda: len(spares(app)) == 2 and not app.busy, what="spare blocks")
+    return spares(app)
+
+
+def roles(app: FirstTokenApp) -> list[str]:
+    return [view.ROLE_TITLE for view in shown_views(app)]
+
+
+async def test_enter_shows_the_spare_blocks_instead_of_mounting(demo: DemoThread) -> None:
+    app = make_app(demo.base_url)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_ready(pilot)
+        user_spare, reply_spare = await spares_ready(pilot)
+        assert not user_spare.display and not reply_spare.display, "hidden until used"
+        await send_and_wait(pilot, "first, reply 12 tokens")
+        assert shown_views(app) == [user_spare, reply_spare]
+        assert reply_spare.source.strip() and not reply_spare.has_class(SPARE)
+        # Ready again for the next turn, always after the shown messages.
+        next_user, next_reply = await spares_ready(pilot)
+        assert list(app.query_one(ChatLog).children)[-2:] == [next_user, next_reply]
+        await send_and_wait(pilot, "second, reply 12 tokens")
+        assert shown_views(app)[-2:] == [next_user, next_reply]
+        assert roles(app) == ["you", "assistant", "you", "assistant"]
+
+
+async def test_retry_and_errors_keep_the_conversation_order(demo: DemoThread) -> None:
+    app = make_app(demo.base_url)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_ready(pilot)
+        await spares_ready(pilot)
+        await send_and_wait(pilot, "once, reply 8 tokens")
+        await spares_ready(pilot)
+        before = app.last_record
+        await pilot.press("f5")  # retry: a reply with no new user message
+        await wait_for(pilot, lambda: app.last_record is not before and not app.busy)
+        assert roles(app) == ["you", "assistant"]
+        await spares_ready(pilot)
+        await send_and_wait(pilot, "again, reply 8 tokens")
+        assert roles(app) == ["you", "assistant", "you", "assistant"]
+        assert [v.message_index for v in shown_views(app)] == [0, 1, 2, 3]
+
+
+async def test_new_chat_and_a_loaded_conversation_get_fresh_spares(demo: DemoThread) -> None:
+    app = make_app(demo.base_url)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_ready(pilot)
+        await send_and_wait(pilot, "hi, reply 5 tokens")
+        await spares_ready(pilot)
+        await app.load_messages(
+            [{"role": "user", "content": "loaded"}, {"role": "assistant", "content": "answer"}]
+        )
+        await spares_ready(pilot)
+        assert roles(app) == ["you", "assistant"]
+        await send_and_wait(pilot, "next, reply 5 tokens")
+        assert roles(app) == ["you", "assistant", "you", "assistant"]
+        await pilot.press("ctrl+n")
+        await spares_ready(pilot)
+        assert not replies(app) and not shown_views(app)
+        await send_and_wait(pilot, "fresh, reply 5 tokens")
+        assert roles(app) == ["you", "assistant"]
