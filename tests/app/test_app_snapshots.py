@@ -56,9 +56,8 @@ async def settle(pilot: Any) -> None:
     app.app_focus = True
     prompt = app.query_one(PromptInput)
     prompt.focus()
-    # No cursor in snapshots: it blinks, and stopping the blink does not repaint.
-    prompt._pause_blink(visible=False)
-    prompt.refresh()
+    # A steady cursor: a blinking one would be on or off depending on timing.
+    prompt.set_blinking(False)
     await pilot.pause(0.2)
     await pilot.wait_for_scheduled_animations()
 

@@ -107,3 +107,15 @@ class PromptInput(TextArea):
         self._recall_index = None
         self._draft = ""
         self.text = ""
+
+    def set_blinking(self, blinking: bool) -> None:
+        """Switch the cursor's blink (off while a reply streams: a blink is a frame).
+
+        Textual 8.2's TextArea caches rendered lines under a key that records the cursor
+        only while it blinks, so a line drawn with the steady cursor (blink off) came back
+        from the cache after the blink was switched on again: a stuck cursor cell that no
+        later refresh repaired. Drop the cached lines whenever the mode changes."""
+        if blinking != self.cursor_blink:
+            self.cursor_blink = blinking
+            self._line_cache.clear()
+            self.refresh()
