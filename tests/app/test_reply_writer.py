@@ -120,3 +120,43 @@ def test_the_first_writes_go_at_the_frame_rate_then_the_throttle_adapts() -> Non
     assert later > FLUSH_INTERVAL_S  # a costly write earns a longer pause
     assert pause_after_write(EARLY_WRITES + 1, 0.001, FLUSH_INTERVAL_S) == FLUSH_INTERVAL_S
     assert pause_after_write(50, 10.0, FLUSH_INTERVAL_S) == MAX_INTERVAL_S
+
+
+async def _settle() -> None:
+    for _ in range(20):
+        await asyncio.sleep(0)
+
+
+async def test_leading_markup_waits_for_the_first_word() -> None:
+    # "##" alone renders nothing: no write (and no frame) is spent on it.
+    markdown = RecordingMarkdown()
+    writer = ReplyWriter(markdown, interval_s=0.01)  # type: ignore[arg-type]
+    first_words: list[str] = []
+    writer.on_first_write = lambda: first_words.append(markdown.source)
+    writer.start()
+    writer.feed("##")
+    await _settle()
+    assert writer.flushes == 0 and markdown.appended == []
+    writer.feed(" Title")
+    for _ in range(200):
+        if writer.flushes:
+            break
+        await asyncio.sleep(0.005)
+    assert markdown.appended[0] == "## Title"
+    assert first_words == ["## Title"]  # called once, after the first words are in
+    writer.feed("\n\nmore")
+    writer.end()
+    await writer.finish("## Title\n\nmore")
+    assert markdown.source == "## Title\n\nmore" and first_words == ["## Title"]
+
+
+async def test_a_reply_of_markup_only_is_still_written_when_the_stream_ends() -> None:
+    markdown = RecordingMarkdown()
+    writer = ReplyWriter(markdown, interval_s=0.01)  # type: ignore[arg-type]
+    writer.start()
+    writer.feed("---")
+    await _settle()
+    writer.end()
+    await writer.finish(None)
+    assert markdown.source == "---"
+    assert markdown.updates == ["---"]

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import time
 from collections import deque
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -45,6 +46,9 @@ def pause_after_write(writes: int, cost_s: float, interval_s: float) -> float:
     return min(MAX_INTERVAL_S, max(interval_s, ADAPTIVE_FACTOR * cost_s))
 
 
+_VISIBLE = re.compile(r"\w")  # a letter or digit: the text will show something
+
+
 class ReplyWriter:
     def __init__(
         self, markdown: Markdown | None = None, interval_s: float = FLUSH_INTERVAL_S
@@ -53,6 +57,7 @@ class ReplyWriter:
         self.markdown = markdown
         self._interval_s = interval_s
         self._pending: deque[str] = deque()
+        self._held = ""  # leading markup kept back until a word follows (see _run)
         self._idle = False  # the flusher waits for a wake-up (set only by the flusher)
         self._wake = asyncio.Event()
         self._ended = asyncio.Event()  # the stream is over: skip the throttle, write the tail
@@ -61,6 +66,7 @@ class ReplyWriter:
         self._ready: asyncio.Future[object] | None = None
         self.flushes = 0  # how many appends reached the widget (tests and benchmarks read it)
         self.first_flush_at: float | None = None  # perf_counter when the first text was written
+        self.on_first_write: Callable[[], None] | None = None  # called once it is in the widget
 
     def start(self, ready: Awaitable[object] | None = None) -> None:
         """Start flushing on the running (UI) loop; `ready` (e.g. the mount) is awaited first."""
@@ -94,7 +100,8 @@ class ReplyWriter:
         pending = self._pending
         # Only this side pops, so taking exactly the items present now never loses one that
         # the network thread appends meanwhile.
-        return "".join([pending.popleft() for _ in range(len(pending))])
+        held, self._held = self._held, ""
+        return held + "".join([pending.popleft() for _ in range(len(pending))])
 
     async def _run(self) -> None:
         if self._ready is not None:
@@ -103,6 +110,8 @@ class ReplyWriter:
         while True:
             if not self._pending:
                 if self._ended.is_set():
+                    if self._held:
+                        await self._write(self._take())
                     return  # everything written: the flusher ends by itself, never cancelled
                 self._idle = True  # announce first, then look: no wake-up can be lost
                 if not self._pending:
@@ -111,6 +120,11 @@ class ReplyWriter:
                 self._wake.clear()
                 continue  # look again: the wake-up may be the end of the stream
             chunk = self._take()
+            if not self.flushes and not self._ended.is_set() and not _VISIBLE.search(chunk):
+                # Markup alone ("##", "```") shows nothing: a write (and its frame) would be
+                # spent on it. Held for the next token; the end of the stream writes it anyway.
+                self._held = chunk
+                continue
             pause = self._interval_s
             if chunk:
                 started = time.perf_counter()
@@ -128,6 +142,9 @@ class ReplyWriter:
         self.flushes += 1
         # Shielded: cancelling the flusher mid-write must not abandon the widget's append.
         await asyncio.shield(self._append(chunk))
+        if self.on_first_write is not None:
+            callback, self.on_first_write = self.on_first_write, None
+            callback()
 
     async def _append(self, chunk: str) -> None:
         assert self.markdown is not None
@@ -145,7 +162,7 @@ class ReplyWriter:
             self._task = None
         if self._ready is not None:
             await self._ready  # a very fast reply can end before its widget is mounted
-        chunk = self._take()
+        chunk = self._take()  # with any markup held back
         if chunk:
             await self._write(chunk)
         assert self.markdown is not None
