@@ -29,6 +29,7 @@ from textual.worker import Worker, WorkerState
 
 from tui.app.chat_session import ChatSession, TrimPreview
 from tui.app.collector import CollectorPause
+from tui.app.enter_frame import EnterFrameHold
 from tui.app.keymap import APP_BINDINGS, HELP_ENTRIES, PALETTE_COMMANDS
 from tui.app.live_figures import LiveFigures, live_figures
 from tui.app.request_runner import NetworkLoop, RequestRunner
@@ -102,6 +103,7 @@ class FirstTokenApp(App[None]):
         self.live_hook: Callable[[LiveFigures], LiveFigures] | None = None
         self.host_label: str | None = None  # shown instead of the real host:port
         self._streaming_view: AssistantMessage | None = None
+        self._enter_hold: EnterFrameHold | None = None
         self._ticks = 0
         self._request_active = False
         self.collector = CollectorPause()  # no full garbage collection while a reply streams
@@ -387,6 +389,7 @@ class FirstTokenApp(App[None]):
                 self.action_retry()  # send the loaded conversation as it stands
             return
         prompt = self.query_one(PromptInput)
+        self._enter_hold = EnterFrameHold(self)  # Enter and fast first words: one frame
         index = self.session.add_user(text)
         self._save_message(self.session.messages[index])  # saved before the request is sent
         # The user's block first (normally the hidden spare: filled and shown, nothing mounted),
@@ -418,6 +421,8 @@ class FirstTokenApp(App[None]):
         assert self.client is not None and self.counter is not None
         request = self.session.build_request(self.counter)
         writer = ReplyWriter()
+        if self._enter_hold is not None:
+            writer.on_first_write = self._enter_hold.release
         runner = RequestRunner(self.client, request, writer, self.network)
         runner.start()  # the request is on its way before any widget is built
         chat = self.query_one(ChatLog)
@@ -445,7 +450,7 @@ class FirstTokenApp(App[None]):
         chat = self.query_one(ChatLog)
         prompt = self.query_one(PromptInput)
         blink = prompt.cursor_blink
-        prompt.cursor_blink = False  # a blinking cursor is two extra frames a second
+        prompt.set_blinking(False)  # a blinking cursor is two extra frames a second
         mounted = chat.show_reply(view)
         view.set_status("waiting for the first token…")
         view.add_class("-streaming")
@@ -459,12 +464,18 @@ class FirstTokenApp(App[None]):
             self.runner = None
             return
         finally:
-            prompt.cursor_blink = blink
+            prompt.set_blinking(blink)
             self._streaming_view = None
+            self._release_enter_hold()
         view.remove_class("-streaming")
         if not view.is_attached:
             return  # the app is closing (or the chat was cleared): nothing left to show
         await self._finished(view, finished)
+
+    def _release_enter_hold(self) -> None:
+        hold, self._enter_hold = self._enter_hold, None
+        if hold is not None:
+            hold.release()
 
     async def _sleep(self, seconds: float) -> None:
         await asyncio.sleep(seconds)

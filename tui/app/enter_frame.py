@@ -1,0 +1,46 @@
+"""One frame for Enter and the first words, when the first words come quickly.
+
+Enter changes the screen (the user's message and the reply's block appear, the prompt
+clears), and painting that takes a layout and a frame of 15-20 ms. With a fast endpoint
+(a local model, a warm cache) the first token arrives while that frame is being painted,
+then waits for it, for its own append and for the next frame: traced in
+benchmarks/render, the first visible word landed either ~25 ms or 50-80 ms after the server
+sent it, depending on which side of that frame it fell. Holding screen updates from Enter
+until the first text is written, or at most `HOLD_S`, paints both in one frame. When the
+first token is slower than that (most remote APIs), Enter's frame is only `HOLD_S` late,
+well under what a person notices.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+HOLD_S = 0.04
+
+
+class EnterFrameHold:
+    """Screen updates held (Textual's `batch_update`) until `release()` or the deadline."""
+
+    def __init__(self, app: App[object], hold_s: float = HOLD_S) -> None:
+        self._app = app
+        self._batch: AbstractContextManager[None] | None = app.batch_update()
+        self._batch.__enter__()
+        self._timer = app.set_timer(hold_s, self.release, name="enter-frame-hold")
+
+    @property
+    def held(self) -> bool:
+        return self._batch is not None
+
+    def release(self) -> None:
+        """Let the held changes paint (idempotent: the first text, the deadline, or an end)."""
+        batch, self._batch = self._batch, None
+        if batch is not None:
+            self._timer.stop()
+            batch.__exit__(None, None, None)
+            # Changes made while held are waiting on the screen, which only looks at them
+            # when it next goes idle: make sure it does.
+            self._app.screen.check_idle()
