@@ -187,11 +187,15 @@ def _reply(
     result.followed = final_at is not None
     if final_at is not None:
         result.final_lag_ms = (final_at - entry["last_token_at"]) * 1000
-    _trace_marks(enter_at, entry, first_at, final_at)
+    _trace_marks(enter_at, entry, first_at, final_at, watcher.log)
 
 
 def _trace_marks(
-    enter_at: float, entry: dict, first_at: float | None, final_at: float | None
+    enter_at: float,
+    entry: dict,
+    first_at: float | None,
+    final_at: float | None,
+    chunks: list[tuple[float, int]],
 ) -> None:
     """With RENDER_TRACE set (profile_app.py), the harness's own marks join the app's trace:
     Enter, the endpoint's stamps and the screen times, all on the same clock."""
@@ -204,6 +208,9 @@ def _trace_marks(
         for kind, at in marks:
             if at is not None:
                 out.write(json.dumps({"t": at, "kind": kind}) + "\n")
+        for at, size in list(chunks):  # what the terminal received, and when
+            if at >= enter_at:
+                out.write(json.dumps({"t": at, "kind": "bytes", "n": size}) + "\n")
 
 
 STAMP_KEYS = ("received_at", "first_token_at", "last_token_at", "done_at")
