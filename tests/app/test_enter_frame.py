@@ -41,3 +41,14 @@ async def test_after_a_reply_or_an_error_nothing_is_held(demo: DemoThread) -> No
             await wait_ready(pilot)
             await send_and_wait(pilot, "hello, reply 10 tokens")
             assert app._enter_hold is None and app._batch_count == 0
+
+
+async def test_quitting_while_enter_is_held_closes_cleanly(demo: DemoThread) -> None:
+    app = make_app(demo.base_url)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_ready(pilot)
+        app.query_one("#prompt").focus()
+        await pilot.press(*"bye, reply 400 tokens")
+        await pilot.press("enter", "ctrl+q")  # Enter's frame is still held as the app quits
+    assert app.return_code in (0, None)
+    assert app._exception is None

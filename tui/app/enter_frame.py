@@ -13,8 +13,11 @@ well under what a person notices.
 
 from __future__ import annotations
 
+import contextlib
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
+
+from textual.app import ScreenStackError, UnknownModeError
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -42,5 +45,6 @@ class EnterFrameHold:
             self._timer.stop()
             batch.__exit__(None, None, None)
             # Changes made while held are waiting on the screen, which only looks at them
-            # when it next goes idle: make sure it does.
-            self._app.screen.check_idle()
+            # when it next goes idle: make sure it does (unless the app is closing).
+            with contextlib.suppress(ScreenStackError, UnknownModeError):
+                self._app.screen.check_idle()
