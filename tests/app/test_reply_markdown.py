@@ -1,0 +1,42 @@
+"""Reply blocks take their inline styles (em, strong, s, code_inline) from the reply's
+Markdown instead of working out their own: they must look exactly like Textual's own."""
+
+from __future__ import annotations
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.widgets import Markdown
+from textual.widgets._markdown import MarkdownParagraph
+
+from tui.app.themes import register_themes
+from tui.app.widgets.message_view import INLINE_COMPONENTS, AssistantMessage
+
+TEXT = "Plain *em* **strong** ~~s~~ and `code`.\n\n- item with `code`\n"
+
+
+class SideBySide(App[None]):
+    def compose(self) -> ComposeResult:
+        yield Markdown(TEXT, id="stock")
+        yield AssistantMessage(0, TEXT)
+
+
+@pytest.mark.parametrize(
+    ("theme", "ansi"),
+    [("firsttoken-dark", False), ("firsttoken-light", False), ("firsttoken-dark", True)],
+)
+async def test_inline_styles_match_textuals_own(theme: str, ansi: bool) -> None:
+    app = SideBySide(ansi_color=ansi)
+    register_themes(app)
+    async with app.run_test() as pilot:
+        app.theme = theme
+        await pilot.pause()
+        stock = app.query_one("#stock", Markdown).query(MarkdownParagraph)
+        ours = app.query_one(AssistantMessage).markdown.query(MarkdownParagraph)
+        assert len(stock) == len(ours) == 2  # the paragraph, and the list item's paragraph
+        for mine, theirs in zip(ours, stock, strict=True):
+            assert not mine._component_styles  # nothing worked out per block
+            for name in sorted(INLINE_COMPONENTS):
+                assert mine.get_visual_style(name) == theirs.get_visual_style(name), name
+            assert [str(line) for line in mine.render_lines(mine.region.reset_offset)] == [
+                str(line) for line in theirs.render_lines(theirs.region.reset_offset)
+            ]
