@@ -24,24 +24,13 @@ from textual.containers import VerticalScroll
 from textual.widgets import Markdown
 
 from tui.app.widgets.message_view import AssistantMessage, _parser
-from tui.engine.demo_reply import ReplySummary, reply_tokens
+from tui.engine.demo_reply import offline_reply
 
 STEP = 3_000
 
 
 def reply_text(tokens: int = 4_000) -> str:
-    summary = ReplySummary(
-        messages=[{"role": "user", "content": f"hello reply {tokens} tokens"}],
-        prompt_tokens=14,
-        prefill_ms=1.0,
-        model="demo",
-        preset="instant",
-        stream=True,
-        fixed_ms=0.0,
-        prefill_ms_per_token=0.05,
-        decode_tokens_per_s=2_000.0,
-    )
-    return "".join(reply_tokens(summary, tokens))
+    return "".join(offline_reply(tokens, 2_000.0))
 
 
 class Holder(App[None]):

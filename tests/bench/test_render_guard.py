@@ -19,7 +19,7 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Markdown
 
-from tui.engine.demo_reply import ReplySummary, reply_tokens
+from tui.engine.demo_reply import offline_reply
 
 pytestmark = pytest.mark.bench
 
@@ -30,18 +30,7 @@ ROUNDS = 2
 
 
 def prerecorded_deltas() -> list[str]:
-    summary = ReplySummary(
-        messages=[{"role": "user", "content": f"hello reply {REPLY_TOKENS} tokens"}],
-        prompt_tokens=14,
-        prefill_ms=1.0,
-        model="demo",
-        preset="instant",
-        stream=True,
-        fixed_ms=0.0,
-        prefill_ms_per_token=0.05,
-        decode_tokens_per_s=TOKENS_PER_S,
-    )
-    return reply_tokens(summary, REPLY_TOKENS)
+    return offline_reply(REPLY_TOKENS, TOKENS_PER_S)
 
 
 class ReplyApp(App[None]):

@@ -125,3 +125,20 @@ def reply_tokens(summary: ReplySummary, length: int) -> list[str]:
         tokens.extend(_FILLER_TOKENS[paragraph % len(_FILLER_TOKENS)])
         paragraph += 1
     return tokens[:length]
+
+
+def offline_reply(length: int, decode_tokens_per_s: float) -> list[str]:
+    """The instant demo endpoint's reply to "hello reply N tokens", built without a server:
+    the render guard and the render benchmarks feed it straight into widgets."""
+    summary = ReplySummary(
+        messages=[{"role": "user", "content": f"hello reply {length} tokens"}],
+        prompt_tokens=14,
+        prefill_ms=1.0,
+        model="demo",
+        preset="instant",
+        stream=True,
+        fixed_ms=0.0,
+        prefill_ms_per_token=0.05,
+        decode_tokens_per_s=decode_tokens_per_s,
+    )
+    return reply_tokens(summary, length)

@@ -175,10 +175,6 @@ class ChatLog(LayoutWithoutRepaint, StoreSizeWithoutRelayout, VerticalScroll):
         for view in self.message_views():
             view.set_dropped(view.message_index in dropped)
 
-    def last_assistant(self) -> AssistantMessage | None:
-        replies = self.replies()
-        return replies[-1] if replies else None
-
     def remove_last_turn_replies(self) -> None:
         """Remove the reply and error blocks after the last user (or loaded) message."""
         for view in reversed(self.shown_views()):

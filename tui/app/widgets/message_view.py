@@ -169,14 +169,12 @@ class PlainMessage(MessageView):
     def __init__(self, message_index: int | None, role: str, text: str) -> None:
         self.ROLE_TITLE = {"user": "you", "system": "system", "tool": "tool result"}.get(role, role)
         super().__init__(message_index, classes=f"-{role}")
-        self._text = text
         self._body = Static(text, markup=False, classes="body")
 
     def compose(self) -> ComposeResult:
         yield self._body
 
     def set_text(self, text: str) -> None:
-        self._text = text
         self._body.update(text)
 
 

@@ -65,7 +65,6 @@ class ReplyWriter:
         self._task: asyncio.Task[None] | None = None
         self._ready: asyncio.Future[object] | None = None
         self.flushes = 0  # how many appends reached the widget (tests and benchmarks read it)
-        self.first_flush_at: float | None = None  # perf_counter when the first text was written
         self.on_first_write: Callable[[], None] | None = None  # called once it is in the widget
 
     def start(self, ready: Awaitable[object] | None = None) -> None:
@@ -137,8 +136,6 @@ class ReplyWriter:
                     await asyncio.wait_for(self._ended.wait(), pause)
 
     async def _write(self, chunk: str) -> None:
-        if self.first_flush_at is None:
-            self.first_flush_at = time.perf_counter()
         self.flushes += 1
         # Shielded: cancelling the flusher mid-write must not abandon the widget's append.
         await asyncio.shield(self._append(chunk))
