@@ -12,6 +12,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
+from tui.app.widgets.block_keys import BlockKey, same_blocks, top_level_blocks
 from tui.app.widgets.single_layout import (
     LayoutWithoutRepaint,
     StoreSizeWithoutRelayout,
@@ -19,6 +20,7 @@ from tui.app.widgets.single_layout import (
 )
 
 if TYPE_CHECKING:
+    from textual.await_complete import AwaitComplete
     from textual.widgets import Markdown
 
 DROPPED_MARK = "✂ dropped by trimming"
@@ -108,12 +110,32 @@ class InlineStylesFromDocument:
         return self._markdown.get_component_styles(*names)  # type: ignore[attr-defined]
 
 
+class KeyedBlock:
+    """Mixin for a Markdown block (first in the bases): remembers the tokens it was built
+    from (`block_keys`), so the reply's final update can keep it when they are unchanged."""
+
+    _parse_key: BlockKey | None = None
+    _updates_in_place = False  # set per block class (see below)
+
+    async def _update_from_block(self, block: Any) -> None:
+        # A paragraph or code fence takes the new block's text, token and (code) highlighting,
+        # so it now looks exactly as that block would. Other kinds are replaced by the new
+        # block (which has its own key) or, for tables, updated row by row: not known to match,
+        # so the final update rebuilds them.
+        same_kind = self._updates_in_place and type(block) is type(self)
+        self._parse_key = getattr(block, "_parse_key", None) if same_kind else None
+        await super()._update_from_block(block)  # type: ignore[misc]
+
+
 def _reply_markdown_class() -> Any:
-    """Markdown that grows without a second layout per write (see single_layout). Built on
-    first use: importing Markdown costs ~50 ms that the first frame does not need."""
+    """Markdown that grows without a second layout per write (see single_layout), and whose
+    final full update re-mounts only the blocks that changed (see block_keys). Built on first
+    use: importing Markdown costs ~50 ms that the first frame does not need."""
     global _REPLY_MARKDOWN
     if _REPLY_MARKDOWN is None:
+        from textual.await_complete import AwaitComplete
         from textual.widgets import Markdown
+        from textual.widgets._markdown import MarkdownBlock, MarkdownFence, MarkdownParagraph
 
         block_classes: dict[type, type] = {}
 
@@ -125,16 +147,72 @@ def _reply_markdown_class() -> Any:
                 # Each block kind, same name (so CSS type selectors still match), with the mixins.
                 base = super().get_block_class(block_name)
                 if base not in block_classes:
-                    mixins: tuple[type, ...] = (StoreSizeWithoutRelayout,)
+                    mixins: tuple[type, ...] = (KeyedBlock, StoreSizeWithoutRelayout)
                     if base._get_component_classes() == INLINE_COMPONENTS:
                         mixins += (InlineStylesFromDocument,)
-                    block_classes[base] = type(base.__name__, (*mixins, base), {})
+                    in_place = issubclass(base, (MarkdownParagraph, MarkdownFence))
+                    attributes = {"_updates_in_place": in_place}
+                    block_classes[base] = type(base.__name__, (*mixins, base), attributes)
                 return block_classes[base]
 
             def _parse_markdown(self, tokens: Any) -> Any:
-                for block in super()._parse_markdown(tokens):
+                tokens = tokens if isinstance(tokens, list) else list(tokens)
+                expected = top_level_blocks(tokens)
+                consumed = 0
+
+                def counted() -> Any:
+                    nonlocal consumed
+                    for token in tokens:
+                        consumed += 1
+                        yield token
+
+                for index, block in enumerate(super()._parse_markdown(counted())):
                     drop_premount_layout(block)
+                    # Keyed only when Textual split the tokens where block_keys says it does.
+                    if index < len(expected) and expected[index].end == consumed:
+                        block._parse_key = expected[index].key
                     yield block
+
+            def update(self, markdown: str) -> AwaitComplete:
+                if not self.is_mounted or not self._shown_blocks():
+                    return super().update(markdown)  # nothing shown yet: Textual's own path
+                return AwaitComplete(self._update_changed_blocks(markdown))
+
+            def _shown_blocks(self) -> list[Any]:
+                return [child for child in self.children if isinstance(child, MarkdownBlock)]
+
+            async def _update_changed_blocks(self, markdown: str) -> None:
+                """Textual's update(), keeping each block a fresh parse builds the same."""
+                parser = _parser() if self._parser_factory is None else self._parser_factory()
+                async with self.lock:
+                    tokens = parser.parse(markdown)  # ~9 ms for a 4,000-token reply
+                    fresh = top_level_blocks(tokens)
+                    shown = self._shown_blocks()
+                    keep = same_blocks([block._parse_key for block in shown], fresh)
+                    self._markdown = markdown
+                    self._theme = self.app.theme
+                    self._table_of_contents = None
+                    lines = markdown.splitlines()
+                    self._last_parsed_line = len(lines) - (1 if lines and lines[-1] else 0)
+                    with self.app.batch_update():
+                        for index, fresh_block in enumerate(fresh):
+                            if index < len(keep) and keep[index]:
+                                shown[index].source_range = fresh_block.source_range
+                                continue
+                            tokens_of_block = tokens[fresh_block.start : fresh_block.end]
+                            built = list(self._parse_markdown(tokens_of_block))
+                            if not built:
+                                continue
+                            if index < len(shown):
+                                await self.mount_all(built, before=shown[index])
+                            else:
+                                await self.mount_all(built)
+                        stale = [b for b, kept in zip(shown, keep, strict=True) if not kept]
+                        if stale:  # replaced, or past the fresh parse's end
+                            await self.remove_children(stale)
+                self.post_message(
+                    Markdown.TableOfContentsUpdated(self, self.table_of_contents).set_sender(self)
+                )
 
         _REPLY_MARKDOWN = ReplyMarkdown
     return _REPLY_MARKDOWN

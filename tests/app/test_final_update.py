@@ -1,0 +1,179 @@
+"""The reply's final full update: what it shows must equal a fresh render of the whole text
+(Textual's own Markdown given the text at once), however the text was streamed; and the
+blocks a fresh parse builds the same are kept, not re-mounted (benchmarks/render: the re-mount
+was 11 of the 41 KB a short reply sent to the terminal)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.content import Content
+from textual.widgets import Markdown, Static
+from textual.widgets._markdown import MarkdownBullet, MarkdownTableContent
+
+from tui.app.widgets.message_view import AssistantMessage
+from tui.engine.demo_reply import offline_reply
+
+MIXED = """Setext heading
+==============
+
+Intro with *em*, **strong**, ~~gone~~, `code` and a [link][ref].
+
+- one
+- two
+  - nested *item*
+  - nested two
+- three
+
+3. third
+4. fourth
+
+> quoted
+> - with a list
+
+| name | ms |
+|------|---:|
+| ttft | 42 |
+| tpot | 7 |
+
+```python
+def f() -> int:
+    return 1
+```
+
+    indented code
+
+<div>html block</div>
+
+---
+
+Closing paragraph, then the reference.
+
+[ref]: https://example.com/docs
+"""
+
+UNTERMINATED = "Some code:\n\n```sh\nfirsttoken ask 'hi'\nfirsttoken bench"
+
+
+class SideBySide(App[None]):
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        yield Markdown(self.text, id="stock")
+        yield AssistantMessage(0, "")
+
+
+def _content_key(content: Any) -> Any:
+    if not isinstance(content, Content):
+        return repr(content)
+    return content.plain, tuple((s.start, s.end, repr(s.style)) for s in content.spans)
+
+
+def shown(markdown: Markdown) -> list[Any]:
+    """Everything a Markdown widget shows, node by node (heading ids left out: they hold
+    the block's object id)."""
+    rows: list[Any] = []
+    for node in markdown.walk_children(with_self=False):
+        row: list[Any] = [type(node).__name__, sorted(node.classes), node.name]
+        if isinstance(node, MarkdownBullet):
+            row.append(node.symbol)
+        elif isinstance(node, MarkdownTableContent):
+            row.append([_content_key(c) for c in node.headers])
+            row.append([[_content_key(c) for c in r] for r in node.rows])
+        elif isinstance(node, Static):
+            row.append(_content_key(node.visual))
+        rows.append(row)
+    return rows
+
+
+def chunks(text: str, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    out, at = [], 0
+    while at < len(text):
+        size = rng.randint(1, 24)
+        out.append(text[at : at + size])
+        at += size
+    return out
+
+
+async def stream_then_update(app: SideBySide, pilot: Any, parts: list[str]) -> Markdown:
+    markdown = app.query_one(AssistantMessage).markdown
+    for part in parts:
+        await markdown.append(part)
+    await pilot.pause()
+    await markdown.update(app.text)
+    await pilot.pause()
+    return markdown
+
+
+DEMO = "".join(offline_reply(400, 500))
+
+
+@pytest.mark.parametrize("text", [MIXED, UNTERMINATED, DEMO], ids=["mixed", "open-fence", "demo"])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+async def test_streamed_then_updated_shows_what_a_fresh_render_shows(text: str, seed: int) -> None:
+    app = SideBySide(text)
+    async with app.run_test() as pilot:
+        markdown = await stream_then_update(app, pilot, chunks(text, seed))
+        assert markdown.source == text
+        assert shown(markdown) == shown(app.query_one("#stock", Markdown))
+
+
+async def test_unchanged_blocks_are_kept_not_remounted() -> None:
+    app = SideBySide(DEMO)
+    async with app.run_test() as pilot:
+        markdown = app.query_one(AssistantMessage).markdown
+        for part in chunks(DEMO, 7):
+            await markdown.append(part)
+        await pilot.pause()
+        before = list(markdown.children)
+        assert len(before) > 10
+        await markdown.update(DEMO)
+        await pilot.pause()
+        after = list(markdown.children)
+        assert len(after) == len(before)
+        # Paragraphs and code fences updated in place as they streamed are kept too: every
+        # block is the one already shown.
+        assert all(a is b for a, b in zip(after, before, strict=True))
+
+
+async def test_a_block_that_parses_differently_in_full_is_rebuilt() -> None:
+    # Streamed, the link's reference is not defined yet when its paragraph is built; the full
+    # parse resolves it, so that paragraph is rebuilt in its place (and the table, which
+    # streaming updates row by row); the other blocks are kept.
+    app = SideBySide(MIXED)
+    async with app.run_test() as pilot:
+        markdown = app.query_one(AssistantMessage).markdown
+        for part in chunks(MIXED, 5):
+            await markdown.append(part)
+        await pilot.pause()
+        before = list(markdown.children)
+        intro = before[1]
+        assert "[link][ref]" in intro.visual.plain  # unresolved while streaming
+        await markdown.update(MIXED)
+        await pilot.pause()
+        after = list(markdown.children)
+        assert len(after) == len(before)
+        assert after[0] is before[0]  # the heading did not change
+        assert after[1] is not intro
+        assert after[2] is before[2]  # nor the list after the paragraph
+        assert after[1].visual.plain.endswith("and a link.")
+        assert shown(markdown) == shown(app.query_one("#stock", Markdown))
+
+
+async def test_every_block_textual_builds_gets_its_key() -> None:
+    # block_keys splits the tokens where Textual's builder does (an HTML block, which builds
+    # nothing, goes with the next block), so every block is keyed and can be kept.
+    app = SideBySide(MIXED)
+    async with app.run_test() as pilot:
+        markdown = app.query_one(AssistantMessage).markdown
+        await markdown.update(MIXED)  # nothing shown yet: Textual's own update
+        await pilot.pause()
+        blocks = list(markdown.children)
+        assert len(blocks) == len(app.query_one("#stock", Markdown).children) == 10
+        assert all(block._parse_key is not None for block in blocks)
