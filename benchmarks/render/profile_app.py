@@ -3,7 +3,7 @@ harness stops it (SIGTERM), so a render run can be read function by function.
 RENDER_PROFILE_FROM=send profiles from Enter on (the reply only). With the profile path "-"
 and RENDER_TRACE=trace.jsonl it only logs timestamps (writer steps, layouts, frames, garbage
 collections) on the endpoint's clock; RENDER_TRACE_LAYOUT=1 adds which widgets asked for
-a layout.
+a layout (and RENDER_TRACE_REPAINT=1 which asked for a repaint, and through what calls).
 
     RENDER_FIRSTTOKEN_PROFILE=/tmp/short.prof python -m benchmarks.render.run_all \\
         --apps firsttoken --scenarios short --short-runs 1 --no-warm-up
@@ -117,6 +117,7 @@ def _trace(path: str) -> None:
         log("layout", ms=(time.perf_counter() - started) * 1000, full=full)
 
     import gc
+    from collections import Counter
 
     gc_started: list[float] = []
 
@@ -135,6 +136,10 @@ def _trace(path: str) -> None:
     def traced_widget_refresh(self: Widget, *regions: object, **kwargs: object) -> Widget:
         if kwargs.get("layout") and not self._layout_required:
             log("wants-layout", widget=type(self).__name__)
+        elif os.environ.get("RENDER_TRACE_REPAINT") and kwargs.get("repaint", True):
+            callers = [sys._getframe(depth).f_code.co_name for depth in range(1, 5)]
+            whole = "whole" if not regions else f"{len(regions)} regions"
+            log("wants-repaint", widget=type(self).__name__, area=whole, via="<".join(callers))
         return widget_refresh(self, *regions, **kwargs)  # type: ignore[arg-type]
 
     on_layout = Screen._on_layout
@@ -146,11 +151,13 @@ def _trace(path: str) -> None:
     timer_update = Screen._on_timer_update
 
     def traced_timer_update(self: Screen) -> None:
+        names = Counter(type(widget).__name__ for widget in self._dirty_widgets)
         log(
             "screen-tick",
             layout=self._layout_required,
             dirty=len(self._dirty_widgets),
             batch=self.app._batch_count,
+            widgets=",".join(f"{name}x{count}" for name, count in sorted(names.items())),
         )
         timer_update(self)
 
