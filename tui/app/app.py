@@ -290,10 +290,10 @@ class FirstTokenApp(App[None]):
             return
         view = self._streaming_view
         if view is not None and state.first_token_at is None and state.retry_reason:
-            view.set_status(f"retry {state.retries}: {state.retry_reason}")
+            view.set_status(f"retry {state.retries}: {state.retry_reason}", live=True)
         if view is not None and state.first_token_at is not None:
             count = f" · {state.tokens:,} tok" if self.live_panel else ""
-            view.set_status(f"streaming…{count}")
+            view.set_status(f"streaming…{count}", live=True)
         if not self.live_panel:
             return
         live = live_figures(state, time.perf_counter(), runner.request.stream)
@@ -452,8 +452,7 @@ class FirstTokenApp(App[None]):
         blink = prompt.cursor_blink
         prompt.set_blinking(False)  # a blinking cursor is two extra frames a second
         mounted = chat.show_reply(view)
-        view.set_status("waiting for the first token…")
-        view.add_class("-streaming")
+        view.set_status("waiting for the first token…", live=True)
         self._streaming_view = view
         self._tick()
         try:
@@ -467,7 +466,6 @@ class FirstTokenApp(App[None]):
             prompt.set_blinking(blink)
             self._streaming_view = None
             self._release_enter_hold()
-        view.remove_class("-streaming")
         if not view.is_attached:
             return  # the app is closing (or the chat was cleared): nothing left to show
         await self._finished(view, finished)

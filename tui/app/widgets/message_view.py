@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.content import Content
+from textual.geometry import Region
 from textual.widgets import Static
 
 from tui.app.widgets.block_keys import BlockKey, same_blocks, top_level_blocks
@@ -22,6 +24,7 @@ from tui.app.widgets.single_layout import (
 if TYPE_CHECKING:
     from textual.await_complete import AwaitComplete
     from textual.widgets import Markdown
+    from typing_extensions import Self
 
 DROPPED_MARK = "✂ dropped by trimming"
 
@@ -222,23 +225,49 @@ class MessageView(Vertical):
     """Base block: a titled border; `-dropped` dims it and names the reason."""
 
     ROLE_TITLE = "message"
+    _repaint_held = False  # see _show_subtitle
 
     def __init__(self, message_index: int | None, *, classes: str = "") -> None:
         super().__init__(classes=f"message {classes}".strip())
         self.message_index = message_index
         self.border_title = self.ROLE_TITLE
-        self._subtitle = ""
+        self._subtitle: Content = Content("")
 
     def set_dropped(self, dropped: bool) -> None:
         if dropped == self.has_class("-dropped"):
             return
         self.set_class(dropped, "-dropped")
-        self.border_subtitle = DROPPED_MARK if dropped else self._subtitle
+        self.border_subtitle = Content(DROPPED_MARK) if dropped else self._subtitle
 
-    def set_status(self, status: str) -> None:
-        self._subtitle = status
+    def set_status(self, status: str, *, live: bool = False) -> None:
+        """The text on the bottom border (plain, never markup); `live` (a reply on its way)
+        shows it in the accent colour."""
+        subtitle = Content.styled(status, "$accent") if live else Content(status)
+        self._subtitle = subtitle
         if not self.has_class("-dropped"):
-            self.border_subtitle = status
+            self._show_subtitle(subtitle)
+
+    def _show_subtitle(self, subtitle: Content) -> None:
+        # Textual's setter repaints the whole block, and so everything inside it: the whole
+        # reply went to the terminal again with every status change, several a second while
+        # it streams (benchmarks/render). The subtitle is drawn on the bottom border row:
+        # repaint that row only.
+        self._repaint_held = True
+        try:
+            self.border_subtitle = subtitle
+        finally:
+            self._repaint_held = False
+        width, height = self.outer_size
+        if height:
+            left, top = self.content_offset
+            self.refresh(Region(-left, height - 1 - top, width, 1))
+
+    def refresh(
+        self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False
+    ) -> Self:
+        if self._repaint_held:
+            return self
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
 
 class PlainMessage(MessageView):
