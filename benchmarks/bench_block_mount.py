@@ -23,7 +23,8 @@ from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown
 
-from tui.app.widgets.message_view import AssistantMessage, _parser
+from tui.app.widgets.message_view import AssistantMessage
+from tui.app.widgets.reply_blocks import shared_parser
 from tui.engine.demo_reply import offline_reply
 
 STEP = 3_000
@@ -41,7 +42,7 @@ class Holder(App[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll():
             if self.stock:
-                yield Markdown(parser_factory=_parser)
+                yield Markdown(parser_factory=shared_parser)
             else:
                 yield AssistantMessage(1)
 

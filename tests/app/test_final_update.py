@@ -55,6 +55,32 @@ Closing paragraph, then the reference.
 [ref]: https://example.com/docs
 """
 
+LISTS = """Steps:
+
+8. eight
+9. nine *with em*
+10. ten, the bullets get wider
+11. eleven
+    - nested bullet
+    - nested two
+      1. deep ordered
+      2. deep two
+
+- loose item
+
+  with a second paragraph
+
+- item with code:
+
+  ```sh
+  firsttoken ask 'hi'
+  ```
+- tight again
+  > quoted in an item
+- last
+Trailing paragraph.
+"""
+
 UNTERMINATED = "Some code:\n\n```sh\nfirsttoken ask 'hi'\nfirsttoken bench"
 
 
@@ -75,11 +101,11 @@ def _content_key(content: Any) -> Any:
 
 
 def shown(markdown: Markdown) -> list[Any]:
-    """Everything a Markdown widget shows, node by node (heading ids left out: they hold
-    the block's object id)."""
+    """Everything a Markdown widget shows, node by node, with each node's size (heading ids
+    left out: they hold the block's object id)."""
     rows: list[Any] = []
     for node in markdown.walk_children(with_self=False):
-        row: list[Any] = [type(node).__name__, sorted(node.classes), node.name]
+        row: list[Any] = [type(node).__name__, sorted(node.classes), node.name, node.size]
         if isinstance(node, MarkdownBullet):
             row.append(node.symbol)
         elif isinstance(node, MarkdownTableContent):
@@ -114,7 +140,28 @@ async def stream_then_update(app: SideBySide, pilot: Any, parts: list[str]) -> M
 DEMO = "".join(offline_reply(400, 500))
 
 
-@pytest.mark.parametrize("text", [MIXED, UNTERMINATED, DEMO], ids=["mixed", "open-fence", "demo"])
+DOCS = [MIXED, LISTS, UNTERMINATED, DEMO]
+DOC_IDS = ["mixed", "lists", "open-fence", "demo"]
+
+
+@pytest.mark.parametrize("text", DOCS, ids=DOC_IDS)
+@pytest.mark.parametrize("seed", [1, 2])
+async def test_every_write_shows_what_textuals_own_append_shows(text: str, seed: int) -> None:
+    # Textual re-mounts the last block when it is a heading or a list; this widget updates it
+    # in place. After every write both must show the same.
+    app = SideBySide("")
+    async with app.run_test() as pilot:
+        ours = app.query_one(AssistantMessage).markdown
+        stock = app.query_one("#stock", Markdown)
+        await pilot.pause()
+        for part in chunks(text, seed):
+            await ours.append(part)
+            await stock.append(part)
+            await pilot.pause()
+            assert shown(ours) == shown(stock), f"after {ours.source!r}"
+
+
+@pytest.mark.parametrize("text", DOCS, ids=DOC_IDS)
 @pytest.mark.parametrize("seed", [1, 2, 3])
 async def test_streamed_then_updated_shows_what_a_fresh_render_shows(text: str, seed: int) -> None:
     app = SideBySide(text)
@@ -142,10 +189,10 @@ async def test_unchanged_blocks_are_kept_not_remounted() -> None:
         assert all(a is b for a, b in zip(after, before, strict=True))
 
 
-async def test_a_block_that_parses_differently_in_full_is_rebuilt() -> None:
+async def test_a_block_that_parses_differently_in_full_is_updated() -> None:
     # Streamed, the link's reference is not defined yet when its paragraph is built; the full
-    # parse resolves it, so that paragraph is rebuilt in its place (and the table, which
-    # streaming updates row by row); the other blocks are kept.
+    # parse resolves it, so that paragraph takes the new text (in place), and the table, which
+    # streaming updates row by row, is rebuilt; the other blocks are kept as they are.
     app = SideBySide(MIXED)
     async with app.run_test() as pilot:
         markdown = app.query_one(AssistantMessage).markdown
@@ -160,9 +207,10 @@ async def test_a_block_that_parses_differently_in_full_is_rebuilt() -> None:
         after = list(markdown.children)
         assert len(after) == len(before)
         assert after[0] is before[0]  # the heading did not change
-        assert after[1] is not intro
+        assert after[1] is intro and intro.visual.plain.endswith("and a link.")
         assert after[2] is before[2]  # nor the list after the paragraph
-        assert after[1].visual.plain.endswith("and a link.")
+        table = 5
+        assert type(after[table]).__name__ == "MarkdownTable" and after[table] is not before[table]
         assert shown(markdown) == shown(app.query_one("#stock", Markdown))
 
 

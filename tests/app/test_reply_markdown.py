@@ -9,7 +9,8 @@ from textual.widgets import Markdown
 from textual.widgets._markdown import MarkdownParagraph
 
 from tui.app.themes import register_themes
-from tui.app.widgets.message_view import INLINE_COMPONENTS, AssistantMessage
+from tui.app.widgets.message_view import AssistantMessage
+from tui.app.widgets.reply_blocks import INLINE_COMPONENTS
 
 TEXT = "Plain *em* **strong** ~~s~~ and `code`.\n\n- item with `code`\n"
 

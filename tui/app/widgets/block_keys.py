@@ -30,7 +30,7 @@ BlockKey = tuple[Any, ...]
 
 @dataclass(frozen=True, slots=True)
 class TopLevelBlock:
-    start: int  # index of its first token
+    start: int  # index of its opening token (a fence or hr: the token itself)
     end: int  # one past its last token
     key: BlockKey
     source_range: tuple[int, int]  # the lines Textual records for the block
@@ -51,37 +51,39 @@ def token_key(token: Any) -> BlockKey:
     )
 
 
+def span_ends(tokens: Sequence[Any]) -> dict[int, int]:
+    """For each opening token's index, the index one past its matching close."""
+    ends: dict[int, int] = {}
+    opened: list[int] = []
+    for index, token in enumerate(tokens):
+        if token.nesting == 1:
+            opened.append(index)
+        elif token.nesting == -1 and opened:
+            ends[opened.pop()] = index + 1
+    return ends
+
+
 def top_level_blocks(tokens: Sequence[Any]) -> list[TopLevelBlock]:
     """Split a parse into the top-level blocks Textual's `Markdown._parse_markdown` yields:
-    one per top-level open/close pair, hr or fence. Tokens it builds nothing from (an HTML
-    block) go with the block after them; trailing ones with none (as in Textual)."""
+    one per top-level open/close pair, hr or fence (an HTML block builds nothing). Each key
+    covers the block's own tokens, as `span_key` does for a block being built."""
     blocks: list[TopLevelBlock] = []
     depth = 0
-    start = 0
-    opener: Any = None
+    opener: int | None = None
     for index, token in enumerate(tokens):
         if opener is None and (token.nesting == 1 or token.type in LEAF_BLOCKS):
-            opener = token
+            opener = index
         depth += token.nesting
-        if depth == 0 and (token.nesting == -1 or token.type in LEAF_BLOCKS):
+        if depth == 0 and opener is not None and (token.nesting == -1 or token.type in LEAF_BLOCKS):
             end = index + 1
-            line_map = opener.map if opener is not None and opener.map is not None else None
+            line_map = tokens[opener].map
             blocks.append(
                 TopLevelBlock(
-                    start,
+                    opener,
                     end,
-                    tuple(token_key(t) for t in tokens[start:end]),
+                    tuple(token_key(t) for t in tokens[opener:end]),
                     (line_map[0], line_map[1]) if line_map else (0, 0),
                 )
             )
-            start, opener = end, None
+            opener = None
     return blocks
-
-
-def same_blocks(shown: Sequence[BlockKey | None], fresh: Sequence[TopLevelBlock]) -> list[bool]:
-    """For each shown block: does the fresh parse build the same block at its position?
-    (None: not known, so no.) Shown blocks past the fresh ones are never kept."""
-    return [
-        key is not None and index < len(fresh) and key == fresh[index].key
-        for index, key in enumerate(shown)
-    ]

@@ -1,0 +1,294 @@
+"""The reply's Markdown widget: Textual's `Markdown`, streamed into with `append()` and given
+one full `update()` at the end, without the work Textual repeats on every write.
+
+Imported on first use (importing Textual's Markdown costs ~50 ms the first frame does not
+need): `message_view` and the warm-up thread import it.
+
+What Textual repeats, and what this does instead (measured in benchmarks/render):
+
+- **The last block is rebuilt on every write.** `append()` parses the last block again and
+  hands the result to the shown block's `_update_from_block`, which Textual does in place for
+  a paragraph or code fence but by removing and re-mounting the block for everything else. A
+  reply streaming into a list re-mounted the whole list (every item: bullet, two containers,
+  paragraph) about 20 times a second, and each re-mount asked for a second layout. Here
+  headings and lists are updated in place too: a list keeps the items that did not change and
+  updates the one being written (its paragraph takes the new text in place).
+- **The final update re-mounts every block.** Each block is keyed by the tokens it was built
+  from (`block_keys`); the final update parses the whole reply, keeps every block whose key is
+  unchanged and rebuilds only the others (a link whose reference came later, a table).
+- **Inline styles are worked out per block.** The reply's blocks read their four inline
+  component styles from the reply's Markdown, which works them out once.
+
+What is shown is always what Textual itself would show: tests/app/test_final_update.py
+streams Markdown in random chunks into this widget and into Textual's own, and compares them
+after every write and after the final update.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from typing import Any
+
+from textual.await_complete import AwaitComplete
+from textual.containers import Horizontal, Vertical
+from textual.widget import Widget
+from textual.widgets import Markdown
+from textual.widgets._markdown import (
+    MarkdownBlock,
+    MarkdownBullet,
+    MarkdownFence,
+    MarkdownHeader,
+    MarkdownList,
+    MarkdownListItem,
+    MarkdownOrderedList,
+    MarkdownParagraph,
+)
+
+from tui.app.widgets.block_keys import BlockKey, span_ends, token_key, top_level_blocks
+from tui.app.widgets.single_layout import (
+    LayoutWithoutRepaint,
+    StoreSizeWithoutRelayout,
+    drop_premount_layout,
+)
+
+_PARSER: Any = None
+
+
+def shared_parser() -> Any:
+    """One parser for every reply: Markdown.append otherwise builds a new MarkdownIt per write."""
+    global _PARSER
+    if _PARSER is None:
+        from markdown_it import MarkdownIt
+
+        _PARSER = MarkdownIt("gfm-like")
+    return _PARSER
+
+
+# Markdown blocks style inline text through four component classes. Textual works out each
+# block's component styles when the block is mounted (a stylesheet pass per class), which was
+# 40 % of mounting a reply's blocks (benchmarks/render: the tail of a long reply, the full
+# update at its end). The styles are the same for every block of a reply, so the reply's
+# Markdown works them out once and its blocks read them from it.
+INLINE_COMPONENTS = frozenset({"em", "strong", "s", "code_inline"})
+# Textual 8.2's own rules for these classes (Markdown's DEFAULT_CSS, there under MarkdownBlock).
+INLINE_STYLES_CSS = """
+ReplyMarkdown {
+    &:dark > .code_inline {
+        background: $warning 10%;
+        color: $text-warning 95%;
+    }
+    &:light > .code_inline {
+        background: $error 5%;
+        color: $text-error 95%;
+    }
+    &:ansi > .code_inline {
+        background: ansi_default !important;
+    }
+    & > .em {
+        text-style: italic;
+    }
+    & > .strong {
+        text-style: bold;
+    }
+    & > .s {
+        text-style: strike;
+    }
+}
+"""
+
+
+class InlineStylesFromDocument:
+    """Mixin for a Markdown block (first in the bases): no component styles of its own; the
+    inline ones come from the Markdown document that holds the block."""
+
+    @classmethod
+    def _get_component_classes(cls) -> frozenset[str]:
+        return frozenset()
+
+    def get_component_styles(self, *names: str) -> Any:
+        return self._markdown.get_component_styles(*names)  # type: ignore[attr-defined]
+
+
+class KeyedBlock:
+    """Mixin for a Markdown block (first in the bases). `_parse_key` is the tokens the block
+    now shows (None: not known); `_update_from_block` (what `append()` calls on the last
+    block) works in place for headings and lists as well."""
+
+    _parse_key: BlockKey | None = None
+    _item_keys: list[BlockKey | None]  # a list's items, in order (lists only)
+
+    async def _update_from_block(self, block: Any) -> None:
+        if type(block) is type(self):
+            if isinstance(self, (MarkdownParagraph, MarkdownFence)):
+                await super()._update_from_block(block)  # type: ignore[misc] # in place
+                self._parse_key = block._parse_key
+                return
+            if isinstance(self, MarkdownHeader):
+                update_heading(self, block)
+                return
+            if isinstance(self, MarkdownList) and await update_list(self, block):
+                return
+        # Textual's way: removed, and the new block (keyed itself) mounted in its place.
+        self._parse_key = None
+        await super()._update_from_block(block)  # type: ignore[misc]
+
+
+def update_heading(shown: Any, fresh: Any) -> None:
+    shown.set_content(fresh._content)
+    shown._copy_context(fresh)
+    # Its id (a slug of the text it was first built with, plus the widget's own id) cannot
+    # change once mounted; it only has to be unique (the table of contents scrolls to it,
+    # anchors are matched against the text), so the heading now shows what a fresh one would.
+    shown._parse_key = fresh._parse_key
+
+
+async def update_list(shown: Any, fresh: Any) -> bool:
+    """Make a mounted list show `fresh` (same kind, not mounted): unchanged items are kept,
+    changed ones updated in place, new ones mounted. False (nothing done): not possible."""
+    items = [block for block in fresh._blocks if isinstance(block, MarkdownListItem)]
+    rows = list(shown.children)  # one Horizontal(MarkdownBullet, Vertical(*blocks)) per item
+    if not shown.is_mounted or len(items) < len(rows) or len(rows) != len(shown._item_keys):
+        return False
+    symbols = bullet_symbols(fresh, items)
+    for index, (item, symbol) in enumerate(zip(items, symbols, strict=True)):
+        if index >= len(rows):
+            bullet = MarkdownBullet()
+            bullet.symbol = symbol
+            await shown.mount(Horizontal(bullet, Vertical(*item._blocks)))
+            continue
+        bullet, column = rows[index].children
+        if bullet.symbol != symbol:
+            wider = len(bullet.symbol) != len(symbol)
+            bullet.symbol = symbol  # a reactive that repaints; its width is "auto":
+            bullet.refresh(layout=wider)
+        if shown._item_keys[index] is None or shown._item_keys[index] != item._parse_key:
+            await update_blocks(column, list(column.children), item._blocks)
+    shown._item_keys = [item._parse_key for item in items]
+    shown._parse_key = fresh._parse_key
+    shown._copy_context(fresh)
+    return True
+
+
+def bullet_symbols(fresh: Any, items: Sequence[Any]) -> list[str]:
+    """Each item's bullet as Textual's list `compose()` draws it (Textual 8.2)."""
+    if not isinstance(fresh, MarkdownOrderedList) or not items:
+        return [item.bullet for item in items]
+    suffix = ". "
+    start = 1
+    if isinstance(fresh._blocks[0], MarkdownListItem):
+        with contextlib.suppress(ValueError):
+            start = int(fresh._blocks[0].bullet)
+    numbers = [f"{number}{suffix}" for number in range(start, start + len(items))]
+    width = max(len(number) for number in numbers)
+    return [number.rjust(width + 1) for number in numbers]
+
+
+async def update_blocks(container: Widget, shown: Sequence[Any], fresh: Sequence[Any]) -> None:
+    """Make `container`'s blocks `shown` show `fresh` (built, not mounted), position by
+    position: a block with the same key is kept, a paragraph, code fence, heading or list
+    updated in place (it then shows exactly what the fresh block would), any other replaced."""
+    for index, block in enumerate(fresh):
+        if index >= len(shown):
+            await container.mount(block)
+        elif shown[index]._parse_key is None or shown[index]._parse_key != block._parse_key:
+            await update_block(container, shown[index], block)
+    if len(shown) > len(fresh):
+        await container.remove_children(shown[len(fresh) :])
+
+
+async def update_block(container: Widget, shown: Any, fresh: Any) -> None:
+    if type(shown) is type(fresh):
+        if isinstance(shown, (MarkdownParagraph, MarkdownFence, MarkdownHeader)):
+            await shown._update_from_block(fresh)
+            shown.source_range = fresh.source_range
+            return
+        if isinstance(shown, MarkdownList) and await update_list(shown, fresh):
+            shown.source_range = fresh.source_range
+            return
+    await container.mount(fresh, before=shown)
+    await shown.remove()
+
+
+def key_blocks(
+    block: Any, keys: Sequence[BlockKey], position: dict[int, int], ends: dict[int, int]
+) -> None:
+    """Key a built block and the blocks inside it by the tokens each spans."""
+    start = position.get(id(block._token))
+    if start is not None:
+        block._parse_key = tuple(keys[start : ends.get(start, start + 1)])
+    for inner in block._blocks:
+        key_blocks(inner, keys, position, ends)
+    if isinstance(block, MarkdownList):
+        block._item_keys = [
+            inner._parse_key for inner in block._blocks if isinstance(inner, MarkdownListItem)
+        ]
+
+
+_BLOCK_CLASSES: dict[type, type] = {}
+
+
+class ReplyMarkdown(LayoutWithoutRepaint, StoreSizeWithoutRelayout, Markdown):
+    """Markdown that grows without a second layout per write (see single_layout), updates its
+    last block in place, and whose final update re-mounts only the blocks that changed."""
+
+    COMPONENT_CLASSES = INLINE_COMPONENTS
+    DEFAULT_CSS = INLINE_STYLES_CSS
+
+    def get_block_class(self, block_name: str) -> Any:
+        # Each block kind, same name (so CSS type selectors still match), with the mixins.
+        base = super().get_block_class(block_name)
+        if base not in _BLOCK_CLASSES:
+            mixins: tuple[type, ...] = (KeyedBlock, StoreSizeWithoutRelayout)
+            if base._get_component_classes() == INLINE_COMPONENTS:
+                mixins += (InlineStylesFromDocument,)
+            _BLOCK_CLASSES[base] = type(base.__name__, (*mixins, base), {})
+        return _BLOCK_CLASSES[base]
+
+    def _parse_markdown(self, tokens: Any) -> Any:
+        tokens = tokens if isinstance(tokens, list) else list(tokens)
+        keys = [token_key(token) for token in tokens]
+        position = {id(token): index for index, token in enumerate(tokens)}
+        ends = span_ends(tokens)
+        for block in super()._parse_markdown(tokens):
+            drop_premount_layout(block)
+            key_blocks(block, keys, position, ends)
+            yield block
+
+    def update(self, markdown: str) -> AwaitComplete:
+        if not self.is_mounted or not self._shown_blocks():
+            return super().update(markdown)  # nothing shown yet: Textual's own path
+        return AwaitComplete(self._update_changed_blocks(markdown))
+
+    def _shown_blocks(self) -> list[Any]:
+        return [child for child in self.children if isinstance(child, MarkdownBlock)]
+
+    async def _update_changed_blocks(self, markdown: str) -> None:
+        """Textual's update(), keeping each block a fresh parse builds the same."""
+        parser = shared_parser() if self._parser_factory is None else self._parser_factory()
+        async with self.lock:
+            tokens = parser.parse(markdown)  # ~9 ms for a 4,000-token reply
+            fresh = top_level_blocks(tokens)
+            shown = self._shown_blocks()
+            self._markdown = markdown
+            self._theme = self.app.theme
+            self._table_of_contents = None
+            lines = markdown.splitlines()
+            self._last_parsed_line = len(lines) - (1 if lines and lines[-1] else 0)
+            with self.app.batch_update():
+                for index, fresh_block in enumerate(fresh):
+                    if index < len(shown) and shown[index]._parse_key == fresh_block.key:
+                        shown[index].source_range = fresh_block.source_range
+                        continue
+                    built = list(self._parse_markdown(tokens[fresh_block.start : fresh_block.end]))
+                    if len(built) != 1:
+                        continue  # not a block Textual builds (never seen): nothing to show
+                    if index < len(shown):
+                        await update_block(self, shown[index], built[0])
+                    else:
+                        await self.mount(built[0])
+                if len(shown) > len(fresh):
+                    await self.remove_children(shown[len(fresh) :])
+        self.post_message(
+            Markdown.TableOfContentsUpdated(self, self.table_of_contents).set_sender(self)
+        )
