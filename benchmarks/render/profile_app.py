@@ -3,7 +3,8 @@ harness stops it (SIGTERM), so a render run can be read function by function.
 RENDER_PROFILE_FROM=send profiles from Enter on (the reply only). With the profile path "-"
 and RENDER_TRACE=trace.jsonl it only logs timestamps (writer steps, layouts, frames, garbage
 collections) on the endpoint's clock; RENDER_TRACE_LAYOUT=1 adds which widgets asked for
-a layout (and RENDER_TRACE_REPAINT=1 which asked for a repaint, and through what calls).
+a layout (RENDER_TRACE_REPAINT=1: who asked for a repaint, through what calls;
+RENDER_TRACE_OUTPUT=1: the bytes of each terminal write, by row:column painted).
 
     RENDER_FIRSTTOKEN_PROFILE=/tmp/short.prof python -m benchmarks.render.run_all \\
         --apps firsttoken --scenarios short --short-runs 1 --no-warm-up
@@ -13,6 +14,7 @@ a layout (and RENDER_TRACE_REPAINT=1 which asked for a repaint, and through what
 from __future__ import annotations
 
 import cProfile
+import itertools
 import os
 import signal
 import sys
@@ -161,6 +163,27 @@ def _trace(path: str) -> None:
         )
         timer_update(self)
 
+    if os.environ.get("RENDER_TRACE_OUTPUT"):
+        # Which screen rows each write to the terminal paints, and how many bytes each.
+        import re
+
+        from textual.drivers.linux_driver import LinuxDriver
+
+        driver_write = LinuxDriver.write
+        move = re.compile(r"\x1b\[(\d+);(\d+)H")
+
+        def traced_driver_write(self: LinuxDriver, data: str) -> None:
+            spans = [m.start() for m in move.finditer(data)] + [len(data)]
+            rows: Counter[str] = Counter()
+            for start, end in itertools.pairwise(spans):
+                found = move.match(data, start)
+                if found:
+                    rows[f"{found.group(1)}:{found.group(2)}"] += len(data[start:end].encode())
+            painted = ",".join(f"{cell}={size}" for cell, size in sorted(rows.items()))
+            log("output", n=len(data.encode()), cells=painted)
+            driver_write(self, data)
+
+        LinuxDriver.write = traced_driver_write  # type: ignore[method-assign]
     if os.environ.get("RENDER_TRACE_LAYOUT"):
         Screen._on_timer_update = traced_timer_update  # type: ignore[method-assign]
         Widget.refresh = traced_widget_refresh  # type: ignore[method-assign]
