@@ -54,3 +54,21 @@ async def test_a_dropped_mark_covers_the_status_and_gives_it_back() -> None:
         view.set_dropped(False)
         await pilot.pause()
         assert view.border_subtitle == "TTFT 50 ms"
+
+
+async def test_a_reply_that_grew_repaints_only_its_status_row_when_the_status_changes() -> None:
+    # Growing (a layout pass) repaints the reply's old and new regions in that frame; nothing
+    # of it may be left over for the next status change to repaint again.
+    app = OneReply()
+    async with app.run_test(size=(80, 20)) as pilot:
+        view = app.query_one(AssistantMessage)
+        await pilot.pause()
+        height = view.outer_size.height
+        await view.markdown.append("\n\nA new paragraph makes the reply taller.")
+        await pilot.pause()
+        assert view.outer_size.height > height
+        view.set_status("TTFT 42 ms")
+        width, height = view.outer_size
+        assert view._repaint_regions == {Region(0, height - 1, width, 1)}
+        await pilot.pause()
+        assert "TTFT&#160;42&#160;ms" in app.export_screenshot()

@@ -21,10 +21,19 @@ class StoreSizeWithoutRelayout:
     def _size_updated(
         self, size: Any, virtual_size: Any, container_size: Any, layout: bool = True
     ) -> bool:
+        resized = self._size != size  # type: ignore[attr-defined]
         # Relies on Widget._size_updated's `layout` flag (Textual 8, pinned < 9 in pyproject).
-        return super()._size_updated(  # type: ignore[misc]
+        updated = super()._size_updated(  # type: ignore[misc]
             size, virtual_size, container_size, layout=False
         )
+        if resized:
+            # Textual also marks the whole widget for a repaint here. The layout pass that
+            # resized it repaints its old and new regions in this frame anyway (any change of
+            # geometry is), so the mark only waits for the widget's next refresh: for a
+            # growing reply, the next status change, which then sent the whole reply to the
+            # terminal again (benchmarks/render, RENDER_TRACE_OUTPUT).
+            self._repaint_regions.clear()  # type: ignore[attr-defined]
+        return updated
 
 
 class LayoutWithoutRepaint:
