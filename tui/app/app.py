@@ -30,6 +30,7 @@ from textual.worker import Worker, WorkerState
 from tui.app.chat_session import ChatSession, TrimPreview
 from tui.app.collector import CollectorPause
 from tui.app.enter_frame import EnterFrameHold
+from tui.app.growth_repaint import GrowthAwareScreen
 from tui.app.keymap import APP_BINDINGS, HELP_ENTRIES, PALETTE_COMMANDS
 from tui.app.live_figures import LiveFigures, live_figures
 from tui.app.request_runner import NetworkLoop, RequestRunner
@@ -713,6 +714,9 @@ class FirstTokenApp(App[None]):
         self.push_screen(HelpScreen(HELP_ENTRIES, title="firsttoken keys"))
 
     # -- the command palette: every binding, by its id -------------------------------------
+
+    def get_default_screen(self) -> Screen:
+        return GrowthAwareScreen()  # a growing reply repaints only its new rows
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         for command in PALETTE_COMMANDS:

@@ -115,6 +115,7 @@ class AssistantMessage(StoreSizeWithoutRelayout, MessageView):
     """An assistant reply; while streaming, ReplyWriter appends to `self.markdown`."""
 
     ROLE_TITLE = "assistant"
+    repaint_growth_only = True  # see growth_repaint: a growing reply repaints its new rows
 
     def __init__(self, message_index: int | None, text: str = "", model: str = "") -> None:
         super().__init__(message_index, classes="-assistant")

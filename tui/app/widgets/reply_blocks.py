@@ -36,6 +36,7 @@ from textual.widget import Widget
 from textual.widgets import Markdown
 from textual.widgets._markdown import (
     MarkdownBlock,
+    MarkdownBlockQuote,
     MarkdownBullet,
     MarkdownFence,
     MarkdownHeader,
@@ -234,6 +235,7 @@ class ReplyMarkdown(LayoutWithoutRepaint, StoreSizeWithoutRelayout, Markdown):
 
     COMPONENT_CLASSES = INLINE_COMPONENTS
     DEFAULT_CSS = INLINE_STYLES_CSS
+    repaint_growth_only = True  # see growth_repaint: grows at the bottom as it streams
 
     def get_block_class(self, block_name: str) -> Any:
         # Each block kind, same name (so CSS type selectors still match), with the mixins.
@@ -242,7 +244,10 @@ class ReplyMarkdown(LayoutWithoutRepaint, StoreSizeWithoutRelayout, Markdown):
             mixins: tuple[type, ...] = (KeyedBlock, StoreSizeWithoutRelayout)
             if base._get_component_classes() == INLINE_COMPONENTS:
                 mixins += (InlineStylesFromDocument,)
-            _BLOCK_CLASSES[base] = type(base.__name__, (*mixins, base), {})
+            # Lists and quotes only lay their children out, top to bottom (growth_repaint).
+            grows = issubclass(base, (MarkdownList, MarkdownBlockQuote))
+            attributes = {"repaint_growth_only": grows}
+            _BLOCK_CLASSES[base] = type(base.__name__, (*mixins, base), attributes)
         return _BLOCK_CLASSES[base]
 
     def _parse_markdown(self, tokens: Any) -> Any:

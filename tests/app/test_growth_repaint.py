@@ -1,0 +1,107 @@
+"""A reply that grows repaints the rows that changed (from its old bottom edge down), not
+all of its rows; anything else that changes place or size is repainted whole, as in Textual.
+That the terminal still ends up showing exactly the app is checked in a real terminal by
+test_app_e2e_tmux (the pane after streamed replies equals a full repaint)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from textual.app import App, ComposeResult
+from textual.geometry import Region, Spacing
+from textual.screen import Screen
+
+import tui.app.app
+from tui.app.growth_repaint import GrowthAwareScreen, growth_region
+from tui.app.widgets.message_view import AssistantMessage
+
+
+def geometry(region: Region, clip: Region | None = None, offset: tuple[int, int] = (0, 0)) -> Any:
+    return SimpleNamespace(
+        region=region,
+        clip=clip or Region(0, 0, 100, 50),
+        order=((0, 0, 0),),
+        virtual_region=Region(*offset, region.width, region.height),
+    )
+
+
+def bordered(bottom: int) -> Any:
+    return SimpleNamespace(styles=SimpleNamespace(gutter=Spacing(1, 1, bottom, 1)))
+
+
+def test_growing_repaints_from_the_old_bottom_edge_down() -> None:
+    rows = growth_region(
+        bordered(1), geometry(Region(2, 4, 70, 10)), geometry(Region(2, 4, 70, 12))
+    )
+    assert rows == Region(2, 4 + 9, 70, 3)  # old bottom border row, and the two new rows
+
+
+def test_shrinking_repaints_the_rows_it_left() -> None:
+    rows = growth_region(
+        bordered(0), geometry(Region(0, 0, 70, 12)), geometry(Region(0, 0, 70, 10))
+    )
+    assert rows == Region(0, 10, 70, 2)
+
+
+def test_the_clip_still_applies() -> None:
+    clip = Region(0, 0, 100, 14)
+    rows = growth_region(
+        bordered(1), geometry(Region(0, 4, 70, 10), clip), geometry(Region(0, 4, 70, 12), clip)
+    )
+    assert rows == Region(0, 13, 70, 1)
+
+
+def test_rows_the_old_clip_hid_are_repainted() -> None:
+    # The parent grew with it: its clip grows at the bottom. What the old clip cut off was
+    # not on screen, so it is repainted even above the old bottom edge.
+    old = geometry(Region(0, 4, 70, 10), clip=Region(0, 0, 100, 8))
+    new = geometry(Region(0, 4, 70, 12), clip=Region(0, 0, 100, 16))
+    assert growth_region(bordered(1), old, new) == Region(0, 8, 70, 8)
+
+
+def test_anything_but_a_change_of_height_is_repainted_whole() -> None:
+    old = geometry(Region(2, 4, 70, 10))
+    assert growth_region(bordered(1), old, geometry(Region(2, 5, 70, 10))) is None  # moved
+    assert growth_region(bordered(1), old, geometry(Region(2, 4, 60, 10))) is None  # narrower
+    clipped = geometry(Region(2, 4, 70, 12), clip=Region(0, 2, 100, 40))  # cut at the top
+    assert growth_region(bordered(1), old, clipped) is None
+    scrolled = geometry(Region(2, 4, 70, 12), offset=(0, 3))
+    assert growth_region(bordered(1), old, scrolled) is None
+
+
+class OneReply(App[None]):
+    CSS_PATH = Path(tui.app.app.__file__).with_name("app.tcss")
+
+    def get_default_screen(self) -> Screen:
+        return GrowthAwareScreen()
+
+    def compose(self) -> ComposeResult:
+        yield AssistantMessage(0, "## Title\n\nA first paragraph.\n", model="demo")
+
+
+async def test_a_growing_reply_leaves_its_unchanged_rows_alone() -> None:
+    app = OneReply()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        view = app.query_one(AssistantMessage)
+        before = view.region
+        compositor = app.screen._compositor
+        marked: list[set[Region]] = []
+        reflow = compositor.reflow
+
+        def recording_reflow(parent: Any, size: Any) -> Any:
+            result = reflow(parent, size)
+            marked.append(set(compositor._dirty_regions))
+            return result
+
+        compositor.reflow = recording_reflow  # type: ignore[method-assign]
+        await view.markdown.append("\n\nA second paragraph makes the reply taller.\n")
+        await pilot.pause()
+        after = view.region
+        assert after.height > before.height and marked
+        title_row = Region(before.x, before.y, before.width, 2)  # top border and heading
+        assert not any(region.overlaps(title_row) for regions in marked for region in regions)
+        new_rows = Region(after.x, before.bottom - 1, after.width, after.bottom - before.bottom + 1)
+        assert any(region.contains_region(new_rows) for regions in marked for region in regions)

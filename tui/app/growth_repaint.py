@@ -1,0 +1,85 @@
+"""When a reply grows, repaint the rows that changed, not the whole reply.
+
+Textual's layout pass repaints, in full, every widget whose place or size changed. A reply
+grows by a line or two with most writes, so its block (border and all) and its Markdown were
+repainted whole: every row of the reply went to the terminal again, 2.5-4 KB a write for a
+short reply (benchmarks/render with RENDER_TRACE_OUTPUT), though only the new rows and the
+moved bottom border looked any different.
+
+A container that only lays its children out top to bottom and draws nothing inside but its
+background and side borders looks the same in its old rows when it grows or shrinks at the
+bottom: what changes is the rows from its old bottom edge (border and padding) to its new
+one. Its children are repainted by their own changes. Widgets that say so
+(`repaint_growth_only = True`) get that smaller repaint; everything else keeps Textual's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual._compositor import Compositor
+from textual.geometry import Region
+from textual.screen import Screen
+
+
+def growth_region(widget: Any, old: Any, new: Any) -> Region | None:
+    """The rows that changed when `widget` went from geometry `old` to `new`, or None when
+    the change is not a pure change of height at the bottom (then all of it is repainted).
+    The clip (the parent's visible area) may grow or shrink at the bottom with it."""
+    was, now = old.region, new.region
+    if (
+        was.x != now.x
+        or was.y != now.y
+        or was.width != now.width
+        or old.order != new.order
+        or old.virtual_region.offset != new.virtual_region.offset
+        or (old.clip.x, old.clip.y, old.clip.width) != (new.clip.x, new.clip.y, new.clip.width)
+    ):
+        return None
+    bottom_edge = widget.styles.gutter.bottom  # border and padding below the children
+    # Rows above `top` were on screen before and look the same; a row the old clip hid was not.
+    top = min(now.y + max(0, min(was.height, now.height) - bottom_edge), old.clip.bottom)
+    bottom = now.y + max(was.height, now.height)
+    visible = old.clip.union(new.clip)
+    return Region(now.x, top, now.width, bottom - top).intersection(visible)
+
+
+class GrowthAwareCompositor(Compositor):
+    def reflow(self, parent: Any, size: Any) -> Any:
+        old_map = dict(self._full_map)
+        whole_screen_dirty = size.region in self._dirty_regions
+        dirty_before = set(self._dirty_regions)
+        result = super().reflow(parent, size)
+        if whole_screen_dirty:
+            return result
+        new_map = self._full_map
+        # Textual marked clip & region of every changed geometry, old and new; mark the same,
+        # except for growing containers that asked for less.
+        regions: set[Region] = set()
+        changed = {widget for widget, _ in new_map.items() ^ old_map.items()}
+        for widget in changed:
+            old, new = old_map.get(widget), new_map.get(widget)
+            if (
+                old is not None
+                and new is not None
+                and getattr(widget, "repaint_growth_only", False)
+            ):
+                rows = growth_region(widget, old, new)
+                if rows is not None:
+                    if rows:
+                        regions.add(rows)
+                    continue
+            for geometry in (old, new):
+                if geometry is not None and (area := geometry.clip.intersection(geometry.region)):
+                    regions.add(area)
+        self._dirty_regions.clear()
+        self._dirty_regions.update(dirty_before | regions)
+        return result
+
+
+class GrowthAwareScreen(Screen[Any]):
+    """The app's main screen, with the compositor above."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._compositor = GrowthAwareCompositor()
