@@ -245,10 +245,11 @@ class LatencyPanel(VerticalScroll):
         else:
             text.append(("" if exact else "≈") + f"{tokens:,}", style="bold")
             text.append(" tokens next request", style="dim")
-        if actual is not None:
-            text.append("\n")
-            text.append(f"{actual:,}", style="bold")
-            text.append(" sent last time (usage)", style="dim")
+        # The second line is there before the first reply too ("—"), so the panel does not
+        # shift down when it fills in (a shift repaints every section below it).
+        text.append("\n")
+        text.append("—" if actual is None else f"{actual:,}", style="bold")
+        text.append(" sent last time (usage)", style="dim")
         self._set("prompt-tokens", text)
         note = Text()
         if dropped_messages:
