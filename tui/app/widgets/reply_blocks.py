@@ -154,9 +154,7 @@ async def update_list(shown: Any, fresh: Any) -> bool:
     symbols = bullet_symbols(fresh, items)
     for index, (item, symbol) in enumerate(zip(items, symbols, strict=True)):
         if index >= len(rows):
-            bullet = MarkdownBullet()
-            bullet.symbol = symbol
-            await shown.mount(Horizontal(bullet, Vertical(*item._blocks)))
+            await shown.mount(list_row(item, symbol))
             continue
         bullet, column = rows[index].children
         if bullet.symbol != symbol:
@@ -169,6 +167,31 @@ async def update_list(shown: Any, fresh: Any) -> bool:
     shown._parse_key = fresh._parse_key
     shown._copy_context(fresh)
     return True
+
+
+# A list item's row, as Textual's list `compose()` builds it, from classes of the same names
+# that take their new size without asking for another layout pass (see single_layout): each
+# write into a list otherwise cost a second reflow and frame, 5-10 ms.
+ListRow = type("Horizontal", (StoreSizeWithoutRelayout, Horizontal), {})
+ListColumn = type("Vertical", (StoreSizeWithoutRelayout, Vertical), {})
+ListBullet = type("MarkdownBullet", (StoreSizeWithoutRelayout, MarkdownBullet), {})
+
+
+def list_row(item: Any, symbol: str) -> Widget:
+    bullet = ListBullet()
+    bullet.symbol = symbol
+    return ListRow(bullet, ListColumn(*item._blocks))
+
+
+class ListRows:
+    """Mixin for a Markdown list block (first in the bases): its rows from `list_row`."""
+
+    def compose(self) -> Any:
+        blocks = self._blocks  # type: ignore[attr-defined]
+        items = [block for block in blocks if isinstance(block, MarkdownListItem)]
+        for item, symbol in zip(items, bullet_symbols(self, items), strict=True):
+            yield list_row(item, symbol)
+        blocks.clear()
 
 
 def bullet_symbols(fresh: Any, items: Sequence[Any]) -> list[str]:
@@ -242,6 +265,8 @@ class ReplyMarkdown(LayoutWithoutRepaint, StoreSizeWithoutRelayout, Markdown):
         base = super().get_block_class(block_name)
         if base not in _BLOCK_CLASSES:
             mixins: tuple[type, ...] = (KeyedBlock, StoreSizeWithoutRelayout)
+            if issubclass(base, MarkdownList):
+                mixins += (ListRows,)
             if base._get_component_classes() == INLINE_COMPONENTS:
                 mixins += (InlineStylesFromDocument,)
             # Lists and quotes only lay their children out, top to bottom (growth_repaint).
