@@ -28,10 +28,12 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
+from fractions import Fraction
 from typing import Any
 
 from textual.await_complete import AwaitComplete
 from textual.containers import Horizontal, Vertical
+from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Markdown
 from textual.widgets._markdown import (
@@ -40,6 +42,7 @@ from textual.widgets._markdown import (
     MarkdownBullet,
     MarkdownFence,
     MarkdownHeader,
+    MarkdownHorizontalRule,
     MarkdownList,
     MarkdownListItem,
     MarkdownOrderedList,
@@ -109,6 +112,34 @@ class InlineStylesFromDocument:
 
     def get_component_styles(self, *names: str) -> Any:
         return self._markdown.get_component_styles(*names)  # type: ignore[attr-defined]
+
+
+class BoxIgnoresContainerHeight:
+    """Mixin for the reply's paragraphs, headings, rules and code fences (first in the
+    bases). Their height is `auto` (a rule: 1) and nothing in them takes its height from the
+    container (a list's bullet does: lists keep Textual's way), so their box does not depend
+    on the container's height. Textual's box-model cache has that height in its
+    key, though, and the reply's Markdown grows with every write: every block's box was worked
+    out again on each write (a quarter of a long reply's CPU, profiled). Asking with a fixed
+    height keeps the cache valid while the reply grows."""
+
+    def _get_box_model(
+        self,
+        container: Size,
+        viewport: Size,
+        width_fraction: Fraction,
+        height_fraction: Fraction,
+        constrain_width: bool = False,
+        greedy: bool = True,
+    ) -> Any:
+        return super()._get_box_model(  # type: ignore[misc]
+            Size(container.width, viewport.height),
+            viewport,
+            width_fraction,
+            Fraction(1),
+            constrain_width,
+            greedy,
+        )
 
 
 class KeyedBlock:
@@ -250,6 +281,7 @@ def key_blocks(
 
 
 _BLOCK_CLASSES: dict[type, type] = {}
+BOX_FROM_CONTENT = (MarkdownParagraph, MarkdownHeader, MarkdownHorizontalRule, MarkdownFence)
 
 
 class ReplyMarkdown(LayoutWithoutRepaint, StoreSizeWithoutRelayout, Markdown):
@@ -265,6 +297,8 @@ class ReplyMarkdown(LayoutWithoutRepaint, StoreSizeWithoutRelayout, Markdown):
         base = super().get_block_class(block_name)
         if base not in _BLOCK_CLASSES:
             mixins: tuple[type, ...] = (KeyedBlock, StoreSizeWithoutRelayout)
+            if issubclass(base, BOX_FROM_CONTENT):
+                mixins += (BoxIgnoresContainerHeight,)
             if issubclass(base, MarkdownList):
                 mixins += (ListRows,)
             if base._get_component_classes() == INLINE_COMPONENTS:
