@@ -127,11 +127,17 @@ def chunks(text: str, seed: int) -> list[str]:
     return out
 
 
-async def stream_then_update(app: SideBySide, pilot: Any, parts: list[str]) -> Markdown:
+async def stream(app: SideBySide, pilot: Any, parts: list[str]) -> Markdown:
+    """Append `parts` to the reply widget and let the screen settle."""
     markdown = app.query_one(AssistantMessage).markdown
     for part in parts:
         await markdown.append(part)
     await pilot.pause()
+    return markdown
+
+
+async def stream_then_update(app: SideBySide, pilot: Any, parts: list[str]) -> Markdown:
+    markdown = await stream(app, pilot, parts)
     await markdown.update(app.text)
     await pilot.pause()
     return markdown
@@ -179,10 +185,7 @@ async def test_streamed_then_updated_shows_what_a_fresh_render_shows(text: str, 
 async def test_unchanged_blocks_are_kept_not_remounted() -> None:
     app = SideBySide(DEMO)
     async with app.run_test() as pilot:
-        markdown = app.query_one(AssistantMessage).markdown
-        for part in chunks(DEMO, 7):
-            await markdown.append(part)
-        await pilot.pause()
+        markdown = await stream(app, pilot, chunks(DEMO, 7))
         before = list(markdown.children)
         assert len(before) > 10
         await markdown.update(DEMO)
@@ -200,10 +203,7 @@ async def test_a_block_that_parses_differently_in_full_is_updated() -> None:
     # streaming updates row by row, is rebuilt; the other blocks are kept as they are.
     app = SideBySide(MIXED)
     async with app.run_test() as pilot:
-        markdown = app.query_one(AssistantMessage).markdown
-        for part in chunks(MIXED, 5):
-            await markdown.append(part)
-        await pilot.pause()
+        markdown = await stream(app, pilot, chunks(MIXED, 5))
         before = list(markdown.children)
         intro = before[1]
         assert "[link][ref]" in intro.visual.plain  # unresolved while streaming
