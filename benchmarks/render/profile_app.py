@@ -34,6 +34,8 @@ def main() -> None:
         os._exit(0)
 
     signal.signal(signal.SIGTERM, stop)
+    if os.environ.get("RENDER_COUNT_LINES"):
+        _count_lines(os.environ["RENDER_COUNT_LINES"])
     if os.environ.get("RENDER_TRACE"):
         _trace(os.environ["RENDER_TRACE"])
         _log_start(os.environ["RENDER_TRACE"])
@@ -56,6 +58,56 @@ def main() -> None:
     finally:
         profiler.disable()
         profiler.dump_stats(out)
+
+
+def _count_lines(path: str) -> None:
+    """Count the widget lines each widget class renders afresh (Textual's line cache missed),
+    from Enter on, written to `path` as JSON when the harness stops the app."""
+    import atexit
+    import json
+    import time
+    from collections import Counter
+
+    from textual._styles_cache import StylesCache
+    from textual.widget import Widget
+
+    from tui.app.app import FirstTokenApp
+
+    counts: Counter[str] = Counter()
+    micros: Counter[str] = Counter()
+    counting = [False]
+    render_widget = StylesCache.render_widget
+
+    def counted(self: StylesCache, widget: Widget, crop: object) -> object:
+        if counting[0]:
+            before = len(self._cache)
+            missing = sum(
+                1 for y in crop.line_range if y in self._dirty_lines or y not in self._cache  # type: ignore[attr-defined]
+            )
+            counts[type(widget).__name__] += missing
+            del before
+            started = time.perf_counter()
+            strips = render_widget(self, widget, crop)  # type: ignore[arg-type]
+            micros[type(widget).__name__] += int((time.perf_counter() - started) * 1e6)
+            return strips
+        return render_widget(self, widget, crop)  # type: ignore[arg-type]
+
+    StylesCache.render_widget = counted  # type: ignore[method-assign]
+    submit = FirstTokenApp.submit
+
+    def counting_submit(app: FirstTokenApp, text: str) -> None:
+        counting[0] = True
+        submit(app, text)
+
+    FirstTokenApp.submit = counting_submit  # type: ignore[method-assign]
+
+    def dump() -> None:
+        with open(path, "w") as out:
+            rows = {name: [counts[name], micros[name] // 1000] for name, _ in micros.most_common()}
+            json.dump({"widget: [lines rendered afresh, ms rendering]": rows}, out, indent=1)
+
+    atexit.register(dump)
+    signal.signal(signal.SIGTERM, lambda *_: (dump(), os._exit(0)))
 
 
 def _log_start(path: str) -> None:

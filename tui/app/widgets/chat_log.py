@@ -19,6 +19,7 @@ from typing import Any
 
 from rich.text import Text
 from textual.containers import VerticalScroll
+from textual.scrollbar import ScrollBar
 from textual.widget import AwaitMount
 from textual.widgets import Static
 
@@ -30,6 +31,7 @@ from tui.app.widgets.message_view import (
     message_text,
 )
 from tui.app.widgets.single_layout import LayoutWithoutRepaint, StoreSizeWithoutRelayout
+from tui.app.widgets.steady_scrollbar import SteadyScrollBar
 
 SPARE = "-spare"
 
@@ -43,6 +45,18 @@ class ChatLog(LayoutWithoutRepaint, StoreSizeWithoutRelayout, VerticalScroll):
 
     def on_mount(self) -> None:
         self.show_welcome()
+
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        """Textual's, as a SteadyScrollBar (it repaints only when it draws something new)."""
+        if self._vertical_scrollbar is None:
+            bar = SteadyScrollBar(
+                vertical=True, name="vertical", thickness=self.scrollbar_size_vertical
+            )
+            bar.display = False
+            self._vertical_scrollbar = bar
+            self.app._start_widget(self, bar)
+        return self._vertical_scrollbar
 
     def _size_updated(
         self, size: Any, virtual_size: Any, container_size: Any, layout: bool = True

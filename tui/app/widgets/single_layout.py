@@ -22,10 +22,13 @@ class StoreSizeWithoutRelayout:
         self, size: Any, virtual_size: Any, container_size: Any, layout: bool = True
     ) -> bool:
         resized = self._size != size  # type: ignore[attr-defined]
+        kept = lines_kept_on_growth(self, size) if resized else {}
         # Relies on Widget._size_updated's `layout` flag (Textual 8, pinned < 9 in pyproject).
         updated = super()._size_updated(  # type: ignore[misc]
             size, virtual_size, container_size, layout=False
         )
+        if kept:
+            restore_lines(self, kept)
         if resized:
             # Textual also marks the whole widget for a repaint here. The layout pass that
             # resized it repaints its old and new regions in this frame anyway (any change of
@@ -34,6 +37,28 @@ class StoreSizeWithoutRelayout:
             # terminal again (benchmarks/render, RENDER_TRACE_OUTPUT).
             self._repaint_regions.clear()  # type: ignore[attr-defined]
         return updated
+
+
+def lines_kept_on_growth(widget: Any, size: Any) -> dict[int, Any]:
+    """The rendered lines (Textual's styles cache) of a widget that says it only grows or
+    shrinks at the bottom (`repaint_growth_only`, see growth_repaint) that stay right at its
+    new `size`: same width, rows above its old bottom edge (border and padding). Textual drops
+    every line on any resize, so each write re-rendered the whole visible height of the
+    reply's block and of its Markdown: ~60 lines a write, 0.46 s of a 4,000-token reply
+    (benchmarks/render/profile_app.py, RENDER_COUNT_LINES)."""
+    old = widget._size
+    if not getattr(widget, "repaint_growth_only", False) or old.width != size.width:
+        return {}
+    cache = widget._styles_cache
+    keep_below = min(old.height, size.height) - widget.styles.gutter.bottom
+    dirty = cache._dirty_lines
+    return {y: strip for y, strip in cache._cache.items() if y < keep_below and y not in dirty}
+
+
+def restore_lines(widget: Any, kept: dict[int, Any]) -> None:
+    cache = widget._styles_cache
+    cache._cache.update(kept)
+    cache._dirty_lines.difference_update(kept)
 
 
 class LayoutWithoutRepaint:

@@ -1,0 +1,135 @@
+"""Lines Textual keeps rendered (its styles cache) stay right while a reply streams.
+
+A growing reply's block and Markdown keep the lines above their old bottom edge instead of
+re-rendering their whole height each write, and the chat pane's scrollbar re-renders only
+when what it draws changes. Each check compares what the widget would paint from its cache
+with what it paints after the cache is dropped, after every write."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Any
+
+from rich.color import Color
+from textual.app import App, ComposeResult
+from textual.scrollbar import ScrollBarRender
+from textual.widget import Widget
+
+import tui.app.app
+from tui.app.growth_repaint import GrowthAwareScreen
+from tui.app.widgets.chat_log import ChatLog
+from tui.app.widgets.message_view import AssistantMessage
+from tui.app.widgets.steady_scrollbar import SteadyScrollBar, thumb_eighths
+
+
+class OneChat(App[None]):
+    CSS_PATH = Path(tui.app.app.__file__).with_name("app.tcss")  # the app's borders
+
+    def get_default_screen(self) -> GrowthAwareScreen:
+        return GrowthAwareScreen()
+
+    def compose(self) -> ComposeResult:
+        yield ChatLog(id="chat")
+
+
+def painted(widget: Widget) -> list[Any]:
+    return widget.render_lines(widget.size.region)
+
+
+def painted_afresh(widget: Widget) -> list[Any]:
+    """What the widget paints from its current state, with nothing cached."""
+    widget._styles_cache.clear()
+    widget._render_content()  # its content too: it is re-rendered only when marked dirty
+    return Widget.render_lines(widget, widget.size.region)  # not the SteadyScrollBar's
+
+
+PARTS = [f"\n\nParagraph {n}: some words, then **more** words to wrap." for n in range(30)]
+PARTS[7] = "\n\n- a list\n- that grows"
+PARTS[8] = "\n- by an item\n\n> and a quote"
+
+
+async def stream_into_chat(pilot: Any, check: Any) -> None:
+    chat = pilot.app.query_one(ChatLog)
+    reply = AssistantMessage(0, "## Title\n", model="demo")
+    await chat.mount(reply)
+    await pilot.pause()
+    for part in PARTS:
+        await reply.markdown.append(part)
+        await pilot.pause()
+        check(reply)
+
+
+async def test_a_growing_reply_paints_from_its_cache_what_it_would_paint_afresh() -> None:
+    missing_lines = total_lines = 0
+
+    def check(reply: AssistantMessage) -> None:
+        nonlocal missing_lines, total_lines
+        growing = [reply, reply.markdown, *reply.markdown.query("MarkdownBulletList")]
+        for widget in growing:
+            cache = widget._styles_cache
+            missing_lines += sum(1 for y in range(widget.size.height) if y not in cache._cache)
+            total_lines += widget.size.height
+            assert painted(widget) == painted_afresh(widget), type(widget).__name__
+
+    async with OneChat().run_test(size=(70, 30)) as pilot:
+        await stream_into_chat(pilot, check)
+    # The cache is used: most lines were kept between writes (Textual drops them all when
+    # a widget grows, so all would be missing).
+    assert missing_lines < 0.3 * total_lines
+
+
+async def test_the_chat_scrollbar_paints_what_a_fresh_render_would() -> None:
+    checked = 0
+
+    def check(reply: AssistantMessage) -> None:
+        nonlocal checked
+        bar = reply.parent.vertical_scrollbar  # type: ignore[union-attr]
+        assert isinstance(bar, SteadyScrollBar)
+        if bar.display and bar.size:
+            checked += 1
+            assert painted(bar) == painted_afresh(bar)
+
+    async with OneChat().run_test(size=(70, 16)) as pilot:
+        await stream_into_chat(pilot, check)
+        assert checked  # the reply overflowed: the scrollbar was shown and checked
+
+        # Following the end of a long chat, the thumb stays put (bottom, one cell): growing
+        # by a line changes the figures but not the cells, and renders nothing again.
+        bar = pilot.app.query_one(ChatLog).vertical_scrollbar
+        renders = 0
+        render = bar.render
+
+        def counted_render() -> Any:
+            nonlocal renders
+            renders += 1
+            return render()
+
+        bar.render = counted_render  # type: ignore[method-assign]
+        window = bar.window_size
+        bar.window_virtual_size, bar.position = 5000, 5000 - window
+        await pilot.pause()
+        assert painted(bar) == painted_afresh(bar)
+        renders = 0
+        bar.window_virtual_size, bar.position = 5001, 5001 - window
+        await pilot.pause()
+        assert painted(bar) and renders == 0
+        bar.position = 0  # the thumb moves to the top: rendered again
+        assert painted(bar) == painted_afresh(bar) and renders
+
+
+def test_thumb_eighths_tells_apart_every_bar_textual_draws_differently() -> None:
+    # Two states with the same eighths must draw the same cells (and so need no repaint).
+    drawn: dict[Any, Any] = {}
+    back, bar = Color.parse("#202020"), Color.parse("#f0f0f0")
+    for length, virtual, window in itertools.product((5, 12, 30), (10, 31, 97, 400), (4, 12)):
+        if window >= virtual:
+            continue
+        for position in (step / 8 for step in range(0, (virtual - window) * 8 + 1, 3)):
+            key = (length, thumb_eighths(length, virtual, window, position))
+            segments = ScrollBarRender.render_bar(
+                length, virtual, window, position, 1, True, back, bar
+            )
+            cells = [(segment.text, segment.style) for segment in segments.segments]
+            assert drawn.setdefault(key, cells) == cells, (length, virtual, window, position)
+    assert len(drawn) > 50  # many different bars were drawn
