@@ -34,6 +34,8 @@ def main() -> None:
         os._exit(0)
 
     signal.signal(signal.SIGTERM, stop)
+    if os.environ.get("RENDER_THREAD_CPU"):
+        _thread_cpu(os.environ["RENDER_THREAD_CPU"])
     if os.environ.get("RENDER_COUNT_LINES"):
         _count_lines(os.environ["RENDER_COUNT_LINES"])
     if os.environ.get("RENDER_TRACE"):
@@ -58,6 +60,45 @@ def main() -> None:
     finally:
         profiler.disable()
         profiler.dump_stats(out)
+
+
+def _thread_cpu(path: str) -> None:
+    """CPU seconds of each thread of the app (Linux /proc), from Enter on, written to `path`
+    as JSON when the harness stops the app: the UI thread's share vs the network's."""
+    import atexit
+    import json
+    import threading
+    from pathlib import Path
+
+    from tui.app.app import FirstTokenApp
+
+    tick = os.sysconf("SC_CLK_TCK")
+
+    def cpu_by_thread() -> dict[str, float]:
+        names = {thread.native_id: thread.name for thread in threading.enumerate()}
+        seconds: dict[str, float] = {}
+        for task in Path("/proc/self/task").iterdir():
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+            name = names.get(int(task.name), f"native {task.name}")
+            seconds[name] = seconds.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick
+        return seconds
+
+    at_enter: dict[str, float] = {}
+    submit = FirstTokenApp.submit
+
+    def measured_submit(app: FirstTokenApp, text: str) -> None:
+        at_enter.update(cpu_by_thread())
+        submit(app, text)
+
+    FirstTokenApp.submit = measured_submit  # type: ignore[method-assign]
+
+    def dump() -> None:
+        now = cpu_by_thread()
+        spent = {name: round(now[name] - at_enter.get(name, 0.0), 2) for name in now}
+        Path(path).write_text(json.dumps(spent, indent=1))
+
+    atexit.register(dump)
+    signal.signal(signal.SIGTERM, lambda *_: (dump(), os._exit(0)))
 
 
 def _count_lines(path: str) -> None:
