@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 import openai
 
 from tui.engine import client_errors
+from tui.engine.asyncio_network import http_client_on_asyncio
 from tui.engine.client_attempt import (
     CHUNK,
     DONE,
@@ -175,6 +176,7 @@ class ChatClient:
             api_key=api_key or "no-key",
             max_retries=0,
             timeout=openai.Timeout(backstop, connect=self.timeout_s),
+            http_client=http_client_on_asyncio(),
         )
 
     async def aclose(self) -> None:

@@ -1,0 +1,260 @@
+"""The HTTP client's network I/O straight on asyncio, instead of through anyio.
+
+httpcore (under httpx, under the openai SDK) reads a response through its network backend,
+one read per network packet: a streamed reply from a real server arrives one token per
+packet. Its default backend goes through anyio, which costs each read a cancel scope (even
+with no timeout) and a checkpoint (an extra turn of the event loop). This backend reads from
+an asyncio protocol's buffer: a read finds its bytes already there, or waits on one future.
+Measured on a 4,000-token reply at 500 tokens/s (`python benchmarks/bench_client_parse.py
+--rate 500`): see the README's benchmark table.
+
+Same contract as httpcore's own backends: timeouts raise its Connect/Read/WriteTimeout,
+socket errors its Connect/Read/WriteError, a read at the end of the stream returns b"".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import select
+import socket
+import ssl
+from collections.abc import Iterable
+from typing import Any
+
+import httpcore2  # openai 3.x -> httpx2 -> httpcore2: installed with openai, never on its own
+from httpcore2 import AsyncNetworkBackend, AsyncNetworkStream
+
+_EOF = b""
+# A reader that falls behind stops the socket at this much buffered, resumes below the low mark.
+HIGH_WATER = 1 << 20
+LOW_WATER = 1 << 16
+
+
+class _Reader(asyncio.Protocol):
+    """Buffers what arrives; one waiter at a time (httpcore never reads concurrently)."""
+
+    def __init__(self) -> None:
+        self.transport: asyncio.Transport | None = None
+        self.buffer = bytearray()
+        self.eof = False
+        self.error: BaseException | None = None
+        self.waiter: asyncio.Future[None] | None = None
+        self.write_paused: asyncio.Future[None] | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def data_received(self, data: bytes) -> None:
+        self.buffer += data
+        if len(self.buffer) > HIGH_WATER and self.transport is not None:
+            self.transport.pause_reading()
+        self._wake()
+
+    def eof_received(self) -> bool:
+        self.eof = True
+        self._wake()
+        return False  # close our side too
+
+    def connection_lost(self, error: BaseException | None) -> None:
+        self.eof = True
+        self.error = error
+        self._wake()
+        if self.write_paused is not None and not self.write_paused.done():
+            self.write_paused.set_result(None)
+
+    def pause_writing(self) -> None:
+        if self.write_paused is None or self.write_paused.done():
+            self.write_paused = asyncio.get_running_loop().create_future()
+
+    def resume_writing(self) -> None:
+        if self.write_paused is not None and not self.write_paused.done():
+            self.write_paused.set_result(None)
+
+    def _wake(self) -> None:
+        waiter = self.waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+
+async def _within(awaitable: Any, timeout: float | None, timeout_error: type[Exception]) -> Any:
+    if timeout is None:
+        return await awaitable
+    try:
+        return await asyncio.wait_for(awaitable, timeout)
+    except asyncio.TimeoutError:
+        raise timeout_error(f"timed out after {timeout} s") from None
+
+
+class AsyncioStream(AsyncNetworkStream):
+    def __init__(self, transport: asyncio.Transport, reader: _Reader) -> None:
+        self._transport = transport
+        self._reader = reader
+
+    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        reader = self._reader
+        if not reader.buffer:
+            if reader.eof:
+                if reader.error is not None:
+                    raise httpcore2.ReadError(str(reader.error)) from reader.error
+                return _EOF
+            waiter = reader.waiter = asyncio.get_running_loop().create_future()
+            timer = None
+            if timeout is not None:
+                timer = asyncio.get_running_loop().call_later(timeout, _expire, waiter)
+            try:
+                await waiter
+            except asyncio.TimeoutError:
+                raise httpcore2.ReadTimeout(f"no data for {timeout} s") from None
+            finally:
+                reader.waiter = None
+                if timer is not None:
+                    timer.cancel()
+            if not reader.buffer:
+                if reader.error is not None:
+                    raise httpcore2.ReadError(str(reader.error)) from reader.error
+                return _EOF
+        buffer = reader.buffer
+        if len(buffer) <= max_bytes:
+            data = bytes(buffer)
+            buffer.clear()
+        else:
+            data = bytes(buffer[:max_bytes])
+            del buffer[:max_bytes]
+        transport = self._transport
+        if len(buffer) < LOW_WATER and not transport.is_reading() and not transport.is_closing():
+            transport.resume_reading()
+        return data
+
+    async def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        if not buffer:
+            return
+        if self._transport.is_closing():
+            raise httpcore2.WriteError("the connection is closed")
+        try:
+            self._transport.write(buffer)
+        except (OSError, RuntimeError) as error:
+            raise httpcore2.WriteError(str(error)) from error
+        paused = self._reader.write_paused
+        if paused is not None and not paused.done():
+            await _within(asyncio.shield(paused), timeout, httpcore2.WriteTimeout)
+
+    async def aclose(self) -> None:
+        self._transport.close()
+
+    async def start_tls(
+        self,
+        ssl_context: ssl.SSLContext,
+        server_hostname: str | None = None,
+        timeout: float | None = None,
+    ) -> AsyncNetworkStream:
+        loop = asyncio.get_running_loop()
+        try:
+            tls = await _within(
+                loop.start_tls(
+                    self._transport, self._reader, ssl_context, server_hostname=server_hostname
+                ),
+                timeout,
+                httpcore2.ConnectTimeout,
+            )
+        except (OSError, ssl.SSLError, ConnectionError) as error:
+            self._transport.close()
+            raise httpcore2.ConnectError(str(error)) from error
+        except BaseException:
+            self._transport.close()
+            raise
+        self._reader.transport = tls
+        return AsyncioStream(tls, self._reader)
+
+    def get_extra_info(self, info: str) -> Any:
+        transport = self._transport
+        if info == "ssl_object":
+            return transport.get_extra_info("ssl_object")
+        if info == "client_addr":
+            return transport.get_extra_info("sockname")
+        if info == "server_addr":
+            return transport.get_extra_info("peername")
+        if info == "socket":
+            return transport.get_extra_info("socket")
+        if info == "is_readable":
+            # An idle kept-alive connection is "readable" when the server closed it (or sent
+            # something it should not have): httpcore then opens a new one.
+            reader = self._reader
+            if reader.buffer or reader.eof:
+                return True
+            return is_socket_readable(transport.get_extra_info("socket"))
+        return None
+
+
+def is_socket_readable(sock: socket.socket | None) -> bool:
+    """Whether a read would return at once (data, or the end: a closed socket counts)."""
+    if sock is None or sock.fileno() < 0:
+        return True
+    poll = select.poll()
+    poll.register(sock.fileno(), select.POLLIN)
+    return bool(poll.poll(0))
+
+
+def _expire(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_exception(asyncio.TimeoutError())
+
+
+class AsyncioBackend(AsyncNetworkBackend):
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> AsyncNetworkStream:
+        loop = asyncio.get_running_loop()
+        local = None if local_address is None else (local_address, 0)
+        try:
+            transport, reader = await _within(
+                loop.create_connection(_Reader, host, port, local_addr=local),
+                timeout,
+                httpcore2.ConnectTimeout,
+            )
+        except OSError as error:
+            raise httpcore2.ConnectError(str(error)) from error
+        sock = transport.get_extra_info("socket")
+        for option in socket_options or ():
+            sock.setsockopt(*option)
+        return AsyncioStream(transport, reader)
+
+    async def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> AsyncNetworkStream:
+        loop = asyncio.get_running_loop()
+        try:
+            transport, reader = await _within(
+                loop.create_unix_connection(_Reader, path), timeout, httpcore2.ConnectTimeout
+            )
+        except OSError as error:
+            raise httpcore2.ConnectError(str(error)) from error
+        sock: socket.socket = transport.get_extra_info("socket")
+        for option in socket_options or ():
+            sock.setsockopt(*option)
+        return AsyncioStream(transport, reader)
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+
+
+def http_client_on_asyncio() -> Any:
+    """The openai SDK's default HTTP client (its limits, redirects), reading through
+    AsyncioBackend. Behind a proxy from the environment (HTTP(S)_PROXY, ALL_PROXY) httpx
+    routes requests through its own proxy transports, which keep httpcore's backend."""
+    import openai
+
+    client = openai.DefaultAsyncHttpxClient()
+    # httpx builds the pool itself and takes no backend: set it before the first connection
+    # (a newer httpx without these attributes keeps its own backend, which works the same).
+    pool = getattr(getattr(client, "_transport", None), "_pool", None)
+    if isinstance(pool, httpcore2.AsyncConnectionPool) and hasattr(pool, "_network_backend"):
+        pool._network_backend = AsyncioBackend()
+    return client
