@@ -121,12 +121,12 @@ def _count_lines(path: str) -> None:
 
     def counted(self: StylesCache, widget: Widget, crop: object) -> object:
         if counting[0]:
-            before = len(self._cache)
             missing = sum(
-                1 for y in crop.line_range if y in self._dirty_lines or y not in self._cache  # type: ignore[attr-defined]
+                1
+                for y in crop.line_range
+                if y in self._dirty_lines or y not in self._cache  # type: ignore[attr-defined]
             )
             counts[type(widget).__name__] += missing
-            del before
             started = time.perf_counter()
             strips = render_widget(self, widget, crop)  # type: ignore[arg-type]
             micros[type(widget).__name__] += int((time.perf_counter() - started) * 1e6)
