@@ -105,3 +105,33 @@ async def test_a_growing_reply_leaves_its_unchanged_rows_alone() -> None:
         assert not any(region.overlaps(title_row) for regions in marked for region in regions)
         new_rows = Region(after.x, before.bottom - 1, after.width, after.bottom - before.bottom + 1)
         assert any(region.contains_region(new_rows) for regions in marked for region in regions)
+
+
+async def test_a_layout_that_mounts_a_block_arranges_the_screen_once() -> None:
+    # Textual left its full map marked stale after a layout for new widgets, so the geometry
+    # lookups later in the same pass arranged the whole screen again.
+    app = OneReply()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        view = app.query_one(AssistantMessage)
+        compositor = app.screen._compositor
+        arranges: list[bool] = []
+        reflows = 0
+        arrange_root, reflow = compositor._arrange_root, compositor.reflow
+
+        def counted_arrange(root: Any, size: Any, visible_only: bool = True) -> Any:
+            arranges.append(visible_only)
+            return arrange_root(root, size, visible_only=visible_only)
+
+        def counted_reflow(parent: Any, size: Any) -> Any:
+            nonlocal reflows
+            reflows += 1
+            return reflow(parent, size)
+
+        compositor._arrange_root = counted_arrange  # type: ignore[method-assign]
+        compositor.reflow = counted_reflow  # type: ignore[method-assign]
+        for part in ("\n\nA new paragraph: a new block.", "\n\n- and a list\n- of two"):
+            await view.markdown.append(part)
+            await pilot.pause()
+        assert reflows >= 2
+        assert arranges.count(False) == reflows  # one whole-screen arrangement per layout

@@ -50,6 +50,11 @@ class GrowthAwareCompositor(Compositor):
         whole_screen_dirty = size.region in self._dirty_regions
         dirty_before = set(self._dirty_regions)
         result = super().reflow(parent, size)
+        # The map just built covers every widget: it is what `full_map` would build again.
+        # Textual leaves it marked stale when the layout was for newly mounted widgets, so the
+        # next widget geometry lookup (a dozen in the same layout pass) arranged the whole
+        # screen a second time: on every write that mounts a block or a list row.
+        self._full_map_invalidated = False
         if whole_screen_dirty:
             return result
         new_map = self._full_map
