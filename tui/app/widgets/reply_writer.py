@@ -21,6 +21,8 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
+from tui.app.paint_now import paint_now
+
 if TYPE_CHECKING:
     from textual.widgets import Markdown
 
@@ -142,6 +144,14 @@ class ReplyWriter:
         if self.on_first_write is not None:
             callback, self.on_first_write = self.on_first_write, None
             callback()
+        if self.flushes == 1 or self._ended.is_set():
+            self.paint_now()  # the first words, the last words
+
+    def paint_now(self) -> None:
+        """Paint what was just written without waiting for the next frame tick."""
+        markdown = self.markdown
+        if markdown is not None and getattr(markdown, "is_attached", False):
+            paint_now(markdown.app)
 
     async def _append(self, chunk: str) -> None:
         assert self.markdown is not None

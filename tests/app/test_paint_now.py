@@ -1,0 +1,78 @@
+"""The first and the last words of a reply are laid out and painted as soon as they are in
+the widget, not at the screen's next frame tick; the writes in between wait for it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.app import App, ComposeResult
+
+import tui.app.app
+from tui.app.growth_repaint import GrowthAwareScreen
+from tui.app.paint_now import paint_now
+from tui.app.widgets.message_view import AssistantMessage
+from tui.app.widgets.reply_writer import ReplyWriter
+
+
+class OneReply(App[None]):
+    CSS_PATH = Path(tui.app.app.__file__).with_name("app.tcss")
+
+    def get_default_screen(self) -> GrowthAwareScreen:
+        return GrowthAwareScreen()
+
+    def compose(self) -> ComposeResult:
+        yield AssistantMessage(0, "", model="demo")
+
+
+async def test_the_writer_paints_its_first_and_last_writes_at_once(monkeypatch: Any) -> None:
+    painted_after: list[int] = []
+    monkeypatch.setattr(
+        "tui.app.widgets.reply_writer.paint_now", lambda app: painted_after.append(writer.flushes)
+    )
+    app = OneReply()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        view = app.query_one(AssistantMessage)
+        writer = ReplyWriter(view.markdown)
+        writer.start()
+        writer.feed("First words.")
+        await pilot.pause(0.1)
+        for n in range(4):
+            writer.feed(f" and {n} more words")
+            await pilot.pause(0.08)
+        writer.feed(" and the last words.")
+        writer.end()
+        await writer.finish(None)
+    assert writer.flushes >= 4
+    assert painted_after == [1, writer.flushes]  # the first write and the last, no other
+
+
+async def test_paint_now_lays_out_and_paints_before_it_returns() -> None:
+    app = OneReply()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        view = app.query_one(AssistantMessage)
+        await view.markdown.append("Words that wrap: " + "more words " * 20)
+        screen = app.screen
+        assert screen._layout_required  # Textual would lay out at its next tick
+        height = view.region.height
+        frames: list[int] = []
+        refresh = screen._compositor_refresh
+        screen._compositor_refresh = lambda: (frames.append(1), refresh())  # type: ignore[method-assign]
+        paint_now(app)
+        assert not screen._layout_required and not screen._dirty_widgets
+        assert frames and view.region.height > height  # placed at its new size, painted
+
+
+async def test_paint_now_waits_while_updates_are_held() -> None:
+    app = OneReply()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        view = app.query_one(AssistantMessage)
+        with app.batch_update():
+            await view.markdown.append("Held.")
+            paint_now(app)
+            assert app.screen._layout_required or app.screen._dirty_widgets  # still held
+        paint_now(app)
+        assert not app.screen._layout_required and not app.screen._dirty_widgets
