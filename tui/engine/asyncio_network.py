@@ -24,7 +24,8 @@ from typing import Any
 import httpcore2  # openai 3.x -> httpx2 -> httpcore2: installed with openai, never on its own
 from httpcore2 import AsyncNetworkBackend, AsyncNetworkStream
 
-_EOF = b""
+_EOF = b""  # what a read returns at the end of the stream
+
 # A reader that falls behind stops the socket at this much buffered, resumes below the low mark.
 HIGH_WATER = 1 << 20
 LOW_WATER = 1 << 16
@@ -189,6 +190,9 @@ def is_socket_readable(sock: socket.socket | None) -> bool:
     """Whether a read would return at once (data, or the end: a closed socket counts)."""
     if sock is None or sock.fileno() < 0:
         return True
+    if not hasattr(select, "poll"):  # Windows
+        readable, _, _ = select.select([sock], [], [], 0)
+        return bool(readable)
     poll = select.poll()
     poll.register(sock.fileno(), select.POLLIN)
     return bool(poll.poll(0))
