@@ -5,6 +5,9 @@ and RENDER_TRACE=trace.jsonl it only logs timestamps (writer steps, layouts, fra
 collections) on the endpoint's clock; RENDER_TRACE_LAYOUT=1 adds which widgets asked for
 a layout (RENDER_TRACE_REPAINT=1: who asked for a repaint, through what calls;
 RENDER_TRACE_OUTPUT=1: the bytes of each terminal write, by row:column painted).
+From Enter on, RENDER_COUNT_LINES=out.json counts the lines each widget class rendered afresh
+(and the time), RENDER_THREAD_CPU=out.json the CPU seconds of each app thread; both are
+written when the app stops, and any of these switches combine.
 
     RENDER_FIRSTTOKEN_PROFILE=/tmp/short.prof python -m benchmarks.render.run_all \\
         --apps firsttoken --scenarios short --short-runs 1 --no-warm-up
@@ -18,7 +21,29 @@ import itertools
 import os
 import signal
 import sys
+from collections.abc import Callable
 from types import FrameType
+
+# What the switches below write when the app stops (the harness's SIGTERM, or a normal exit).
+AT_STOP: list[Callable[[], None]] = []
+
+
+def before_submit(step: Callable[[], None]) -> None:
+    """Run `step` at Enter, before the app sends (for figures counted from Enter on)."""
+    from tui.app.app import FirstTokenApp
+
+    submit = FirstTokenApp.submit
+
+    def stepped_submit(app: FirstTokenApp, text: str) -> None:
+        step()
+        submit(app, text)
+
+    FirstTokenApp.submit = stepped_submit  # type: ignore[method-assign]
+
+
+def run_at_stop() -> None:
+    for write in AT_STOP:
+        write()
 
 
 def main() -> None:
@@ -31,6 +56,7 @@ def main() -> None:
     def stop(_signum: int, _frame: FrameType | None) -> None:
         profiler.disable()
         profiler.dump_stats(out)
+        run_at_stop()
         os._exit(0)
 
     signal.signal(signal.SIGTERM, stop)
@@ -41,18 +67,11 @@ def main() -> None:
     if os.environ.get("RENDER_TRACE"):
         _trace(os.environ["RENDER_TRACE"])
         _log_start(os.environ["RENDER_TRACE"])
-    from tui.app.app import FirstTokenApp
     from tui.cli import main as firsttoken
 
     if os.environ.get("RENDER_PROFILE_FROM") == "send":
         # Only the reply: start at Enter (startup otherwise dominates the profile).
-        submit = FirstTokenApp.submit
-
-        def profiled_submit(app: FirstTokenApp, text: str) -> None:
-            profiler.enable()
-            submit(app, text)
-
-        FirstTokenApp.submit = profiled_submit  # type: ignore[method-assign]
+        before_submit(profiler.enable)
     else:
         profiler.enable()
     try:
@@ -60,17 +79,15 @@ def main() -> None:
     finally:
         profiler.disable()
         profiler.dump_stats(out)
+        run_at_stop()
 
 
 def _thread_cpu(path: str) -> None:
     """CPU seconds of each thread of the app (Linux /proc), from Enter on, written to `path`
     as JSON when the harness stops the app: the UI thread's share vs the network's."""
-    import atexit
     import json
     import threading
     from pathlib import Path
-
-    from tui.app.app import FirstTokenApp
 
     tick = os.sysconf("SC_CLK_TCK")
 
@@ -84,35 +101,25 @@ def _thread_cpu(path: str) -> None:
         return seconds
 
     at_enter: dict[str, float] = {}
-    submit = FirstTokenApp.submit
-
-    def measured_submit(app: FirstTokenApp, text: str) -> None:
-        at_enter.update(cpu_by_thread())
-        submit(app, text)
-
-    FirstTokenApp.submit = measured_submit  # type: ignore[method-assign]
+    before_submit(lambda: at_enter.update(cpu_by_thread()))
 
     def dump() -> None:
         now = cpu_by_thread()
         spent = {name: round(now[name] - at_enter.get(name, 0.0), 2) for name in now}
         Path(path).write_text(json.dumps(spent, indent=1))
 
-    atexit.register(dump)
-    signal.signal(signal.SIGTERM, lambda *_: (dump(), os._exit(0)))
+    AT_STOP.append(dump)
 
 
 def _count_lines(path: str) -> None:
     """Count the widget lines each widget class renders afresh (Textual's line cache missed),
     from Enter on, written to `path` as JSON when the harness stops the app."""
-    import atexit
     import json
     import time
     from collections import Counter
 
     from textual._styles_cache import StylesCache
     from textual.widget import Widget
-
-    from tui.app.app import FirstTokenApp
 
     counts: Counter[str] = Counter()
     micros: Counter[str] = Counter()
@@ -134,21 +141,14 @@ def _count_lines(path: str) -> None:
         return render_widget(self, widget, crop)  # type: ignore[arg-type]
 
     StylesCache.render_widget = counted  # type: ignore[method-assign]
-    submit = FirstTokenApp.submit
-
-    def counting_submit(app: FirstTokenApp, text: str) -> None:
-        counting[0] = True
-        submit(app, text)
-
-    FirstTokenApp.submit = counting_submit  # type: ignore[method-assign]
+    before_submit(lambda: counting.__setitem__(0, True))
 
     def dump() -> None:
         with open(path, "w") as out:
             rows = {name: [counts[name], micros[name] // 1000] for name, _ in micros.most_common()}
             json.dump({"widget: [lines rendered afresh, ms rendering]": rows}, out, indent=1)
 
-    atexit.register(dump)
-    signal.signal(signal.SIGTERM, lambda *_: (dump(), os._exit(0)))
+    AT_STOP.append(dump)
 
 
 def _log_start(path: str) -> None:

@@ -5,17 +5,38 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+from textual.app import App, ComposeResult
 from textual.pilot import Pilot
+from textual.widget import Widget
 
+import tui.app.app
 from tui.app.app import FirstTokenApp
+from tui.app.growth_repaint import GrowthAwareScreen
 from tui.app.live_figures import LiveFigures
 from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.message_view import AssistantMessage, MessageView
 from tui.config import ConfigFlags, load_config
 from tui.engine.endpoint import Endpoint
 from tui.engine.metrics import RequestRecord, Thresholds
+
+
+class WidgetsInApp(App[None]):
+    """Some of the app's widgets alone, with its stylesheet (borders, sizes) and main screen."""
+
+    CSS_PATH = Path(tui.app.app.__file__).with_name("app.tcss")
+
+    def __init__(self, *widgets: Widget) -> None:
+        super().__init__()
+        self._widgets = widgets
+
+    def get_default_screen(self) -> GrowthAwareScreen:
+        return GrowthAwareScreen()
+
+    def compose(self) -> ComposeResult:
+        yield from self._widgets
 
 
 def make_app(base_url: str, *, store: Any = None, **overrides: Any) -> FirstTokenApp:

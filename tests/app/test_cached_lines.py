@@ -8,29 +8,16 @@ with what it paints after the cache is dropped, after every write."""
 from __future__ import annotations
 
 import itertools
-from pathlib import Path
 from typing import Any
 
+from app_helpers import WidgetsInApp
 from rich.color import Color
-from textual.app import App, ComposeResult
 from textual.scrollbar import ScrollBarRender
 from textual.widget import Widget
 
-import tui.app.app
-from tui.app.growth_repaint import GrowthAwareScreen
 from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.message_view import AssistantMessage
 from tui.app.widgets.steady_scrollbar import SteadyScrollBar, thumb_eighths
-
-
-class OneChat(App[None]):
-    CSS_PATH = Path(tui.app.app.__file__).with_name("app.tcss")  # the app's borders
-
-    def get_default_screen(self) -> GrowthAwareScreen:
-        return GrowthAwareScreen()
-
-    def compose(self) -> ComposeResult:
-        yield ChatLog(id="chat")
 
 
 def painted(widget: Widget) -> list[Any]:
@@ -72,7 +59,7 @@ async def test_a_growing_reply_paints_from_its_cache_what_it_would_paint_afresh(
             total_lines += widget.size.height
             assert painted(widget) == painted_afresh(widget), type(widget).__name__
 
-    async with OneChat().run_test(size=(70, 30)) as pilot:
+    async with WidgetsInApp(ChatLog(id="chat")).run_test(size=(70, 30)) as pilot:
         await stream_into_chat(pilot, check)
     # The cache is used: most lines were kept between writes (Textual drops them all when
     # a widget grows, so all would be missing).
@@ -90,7 +77,7 @@ async def test_the_chat_scrollbar_paints_what_a_fresh_render_would() -> None:
             checked += 1
             assert painted(bar) == painted_afresh(bar)
 
-    async with OneChat().run_test(size=(70, 16)) as pilot:
+    async with WidgetsInApp(ChatLog(id="chat")).run_test(size=(70, 16)) as pilot:
         await stream_into_chat(pilot, check)
         assert checked  # the reply overflowed: the scrollbar was shown and checked
 

@@ -5,16 +5,13 @@ test_app_e2e_tmux (the pane after streamed replies equals a full repaint)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from textual.app import App, ComposeResult
+from app_helpers import WidgetsInApp
 from textual.geometry import Region, Spacing
-from textual.screen import Screen
 
-import tui.app.app
-from tui.app.growth_repaint import GrowthAwareScreen, growth_region
+from tui.app.growth_repaint import growth_region
 from tui.app.widgets.message_view import AssistantMessage
 
 
@@ -71,18 +68,8 @@ def test_anything_but_a_change_of_height_is_repainted_whole() -> None:
     assert growth_region(bordered(1), old, scrolled) is None
 
 
-class OneReply(App[None]):
-    CSS_PATH = Path(tui.app.app.__file__).with_name("app.tcss")
-
-    def get_default_screen(self) -> Screen:
-        return GrowthAwareScreen()
-
-    def compose(self) -> ComposeResult:
-        yield AssistantMessage(0, "## Title\n\nA first paragraph.\n", model="demo")
-
-
 async def test_a_growing_reply_leaves_its_unchanged_rows_alone() -> None:
-    app = OneReply()
+    app = WidgetsInApp(AssistantMessage(0, "## Title\n\nA first paragraph.\n", model="demo"))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         view = app.query_one(AssistantMessage)
@@ -110,7 +97,7 @@ async def test_a_growing_reply_leaves_its_unchanged_rows_alone() -> None:
 async def test_a_layout_that_mounts_a_block_arranges_the_screen_once() -> None:
     # Textual left its full map marked stale after a layout for new widgets, so the geometry
     # lookups later in the same pass arranged the whole screen again.
-    app = OneReply()
+    app = WidgetsInApp(AssistantMessage(0, "## Title\n\nA first paragraph.\n", model="demo"))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         view = app.query_one(AssistantMessage)

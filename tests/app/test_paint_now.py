@@ -3,26 +3,13 @@ the widget, not at the screen's next frame tick; the writes in between wait for 
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-from textual.app import App, ComposeResult
+from app_helpers import WidgetsInApp
 
-import tui.app.app
-from tui.app.growth_repaint import GrowthAwareScreen
 from tui.app.paint_now import paint_now
 from tui.app.widgets.message_view import AssistantMessage
 from tui.app.widgets.reply_writer import ReplyWriter
-
-
-class OneReply(App[None]):
-    CSS_PATH = Path(tui.app.app.__file__).with_name("app.tcss")
-
-    def get_default_screen(self) -> GrowthAwareScreen:
-        return GrowthAwareScreen()
-
-    def compose(self) -> ComposeResult:
-        yield AssistantMessage(0, "", model="demo")
 
 
 async def test_the_writer_paints_its_first_and_last_writes_at_once(monkeypatch: Any) -> None:
@@ -30,7 +17,7 @@ async def test_the_writer_paints_its_first_and_last_writes_at_once(monkeypatch: 
     monkeypatch.setattr(
         "tui.app.widgets.reply_writer.paint_now", lambda app: painted_after.append(writer.flushes)
     )
-    app = OneReply()
+    app = WidgetsInApp(AssistantMessage(0, "", model="demo"))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         view = app.query_one(AssistantMessage)
@@ -49,7 +36,7 @@ async def test_the_writer_paints_its_first_and_last_writes_at_once(monkeypatch: 
 
 
 async def test_paint_now_lays_out_and_paints_before_it_returns() -> None:
-    app = OneReply()
+    app = WidgetsInApp(AssistantMessage(0, "", model="demo"))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         view = app.query_one(AssistantMessage)
@@ -66,7 +53,7 @@ async def test_paint_now_lays_out_and_paints_before_it_returns() -> None:
 
 
 async def test_paint_now_waits_while_updates_are_held() -> None:
-    app = OneReply()
+    app = WidgetsInApp(AssistantMessage(0, "", model="demo"))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         view = app.query_one(AssistantMessage)

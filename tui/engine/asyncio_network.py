@@ -93,27 +93,12 @@ class AsyncioStream(AsyncNetworkStream):
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
         reader = self._reader
-        if not reader.buffer:
-            if reader.eof:
-                if reader.error is not None:
-                    raise httpcore2.ReadError(str(reader.error)) from reader.error
-                return _EOF
-            waiter = reader.waiter = asyncio.get_running_loop().create_future()
-            timer = None
-            if timeout is not None:
-                timer = asyncio.get_running_loop().call_later(timeout, _expire, waiter)
-            try:
-                await waiter
-            except asyncio.TimeoutError:
-                raise httpcore2.ReadTimeout(f"no data for {timeout} s") from None
-            finally:
-                reader.waiter = None
-                if timer is not None:
-                    timer.cancel()
-            if not reader.buffer:
-                if reader.error is not None:
-                    raise httpcore2.ReadError(str(reader.error)) from reader.error
-                return _EOF
+        if not reader.buffer and not reader.eof:
+            await self._wait_for_data(timeout)
+        if not reader.buffer:  # the end of the stream
+            if reader.error is not None:
+                raise httpcore2.ReadError(str(reader.error)) from reader.error
+            return _EOF
         buffer = reader.buffer
         if len(buffer) <= max_bytes:
             data = bytes(buffer)
@@ -125,6 +110,19 @@ class AsyncioStream(AsyncNetworkStream):
         if len(buffer) < LOW_WATER and not transport.is_reading() and not transport.is_closing():
             transport.resume_reading()
         return data
+
+    async def _wait_for_data(self, timeout: float | None) -> None:
+        loop = asyncio.get_running_loop()
+        waiter = self._reader.waiter = loop.create_future()
+        timer = None if timeout is None else loop.call_later(timeout, _expire, waiter)
+        try:
+            await waiter
+        except asyncio.TimeoutError:
+            raise httpcore2.ReadTimeout(f"no data for {timeout} s") from None
+        finally:
+            self._reader.waiter = None
+            if timer is not None:
+                timer.cancel()
 
     async def write(self, buffer: bytes, timeout: float | None = None) -> None:
         if not buffer:
@@ -203,6 +201,20 @@ def _expire(waiter: asyncio.Future[None]) -> None:
         waiter.set_exception(asyncio.TimeoutError())
 
 
+async def _connected(
+    connecting: Any, timeout: float | None, socket_options: Iterable[Any] | None
+) -> AsyncNetworkStream:
+    """The stream once `connecting` (a loop.create_*connection with a _Reader) is done."""
+    try:
+        transport, reader = await _within(connecting, timeout, httpcore2.ConnectTimeout)
+    except OSError as error:
+        raise httpcore2.ConnectError(str(error)) from error
+    sock: socket.socket = transport.get_extra_info("socket")
+    for option in socket_options or ():
+        sock.setsockopt(*option)
+    return AsyncioStream(transport, reader)
+
+
 class AsyncioBackend(AsyncNetworkBackend):
     async def connect_tcp(
         self,
@@ -212,20 +224,11 @@ class AsyncioBackend(AsyncNetworkBackend):
         local_address: str | None = None,
         socket_options: Iterable[Any] | None = None,
     ) -> AsyncNetworkStream:
-        loop = asyncio.get_running_loop()
         local = None if local_address is None else (local_address, 0)
-        try:
-            transport, reader = await _within(
-                loop.create_connection(_Reader, host, port, local_addr=local),
-                timeout,
-                httpcore2.ConnectTimeout,
-            )
-        except OSError as error:
-            raise httpcore2.ConnectError(str(error)) from error
-        sock = transport.get_extra_info("socket")
-        for option in socket_options or ():
-            sock.setsockopt(*option)
-        return AsyncioStream(transport, reader)
+        connecting = asyncio.get_running_loop().create_connection(
+            _Reader, host, port, local_addr=local
+        )
+        return await _connected(connecting, timeout, socket_options)
 
     async def connect_unix_socket(
         self,
@@ -233,17 +236,8 @@ class AsyncioBackend(AsyncNetworkBackend):
         timeout: float | None = None,
         socket_options: Iterable[Any] | None = None,
     ) -> AsyncNetworkStream:
-        loop = asyncio.get_running_loop()
-        try:
-            transport, reader = await _within(
-                loop.create_unix_connection(_Reader, path), timeout, httpcore2.ConnectTimeout
-            )
-        except OSError as error:
-            raise httpcore2.ConnectError(str(error)) from error
-        sock: socket.socket = transport.get_extra_info("socket")
-        for option in socket_options or ():
-            sock.setsockopt(*option)
-        return AsyncioStream(transport, reader)
+        connecting = asyncio.get_running_loop().create_unix_connection(_Reader, path)
+        return await _connected(connecting, timeout, socket_options)
 
     async def sleep(self, seconds: float) -> None:
         await asyncio.sleep(seconds)
