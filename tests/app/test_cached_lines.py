@@ -120,3 +120,38 @@ def test_thumb_eighths_tells_apart_every_bar_textual_draws_differently() -> None
             cells = [(segment.text, segment.style) for segment in segments.segments]
             assert drawn.setdefault(key, cells) == cells, (length, virtual, window, position)
     assert len(drawn) > 50  # many different bars were drawn
+
+
+async def test_a_moving_thumb_is_put_together_from_rows_rendered_before() -> None:
+    async with WidgetsInApp(ChatLog(id="chat")).run_test(size=(70, 16)) as pilot:
+        await stream_into_chat(pilot, lambda reply: None)
+        bar = pilot.app.query_one(ChatLog).vertical_scrollbar
+        assert isinstance(bar, SteadyScrollBar) and bar.display
+        renders = 0
+        render = bar.render
+
+        def counted_render() -> Any:
+            nonlocal renders
+            renders += 1
+            return render()
+
+        bar.render = counted_render  # type: ignore[method-assign]
+        window = bar.window_size
+        states = [
+            (virtual, eighth / 8)
+            for virtual in (90, 95, 160, 400)
+            for eighth in range(0, 8 * (virtual - window), 7)
+        ]
+        drawn = set()
+        for virtual, position in states:
+            bar.window_virtual_size, bar.position = virtual, position
+            lines = painted(bar)
+            assert lines == painted_afresh(bar), (virtual, position)
+            drawn.add(tuple(tuple(line) for line in lines))
+        renders -= len(states)  # painted_afresh renders once per state itself
+        assert len(drawn) > 100  # the thumb was drawn in many places and sizes...
+        assert renders < 0.2 * len(drawn)  # ...mostly from rows rendered before
+
+        # Another look (hovered: other colours) is not put together from the old rows.
+        bar.mouse_over = True
+        assert painted(bar) == painted_afresh(bar)

@@ -11,6 +11,13 @@ between can differ), but the rows come from the last render when the bar looks t
 
 The thumb is drawn in eighths of a cell (Textual's `ScrollBarRender.render_bar`); two states
 with the same eighths, size, colours and hover/grab state draw the same cells.
+
+While a long reply grows, the thumb does move (it shrinks and slides a little with each
+write), and a full render of the bar cost ~1.3 ms a write (benchmarks/render). Yet a vertical
+bar's rows come in a handful of kinds (track above, track below, thumb, and the two partial
+glyph rows at its ends), and rows of the same kind render to the same line. So each rendered
+row is kept by its kind, and a bar whose rows are all of kinds seen since the colours last
+changed is put together from those rows without rendering.
 """
 
 from __future__ import annotations
@@ -41,6 +48,49 @@ def thumb_eighths(
 class SteadyScrollBar(ScrollBar):
     _drawn: Any = None  # the appearance of the rows below
     _drawn_lines: list[Strip] | None = None
+    _look: Any = None  # the appearance, but where the thumb is, of the rows by kind below
+    _line_by_kind: dict[Any, Strip]
+
+    def _row_kinds(self) -> list[Any] | None:
+        """One key per row of a vertical bar, equal for rows that render the same while the
+        colours, size and hover state stay (None: a bar this does not know how to key).
+        `render_bar` with its default colours draws each kind of row differently."""
+        if not self.vertical or self.screen.styles.scrollbar_color.a == 0:
+            return None
+        virtual = self.window_virtual_size
+        window = self.window_size if self.window_size < virtual else 0
+        bar = self.renderer.render_bar(
+            size=self.size.height,
+            virtual_size=ceil(virtual),
+            window_size=ceil(window),
+            position=self.position,
+            thickness=self.thickness,
+            vertical=True,
+        )
+        rows = [segment for segment in bar.segments if segment.text != "\n"]
+        return rows if len(rows) == self.size.height else None
+
+    def _rows_from_kinds(self, appearance: Any) -> list[Strip] | None:
+        """The bar's lines put together from rows rendered before, or None."""
+        look = appearance[:-1]
+        if look != self._look:
+            self._look = look
+            self._line_by_kind = {}
+        kinds = self._row_kinds()
+        if kinds is None:
+            return None
+        lines = self._line_by_kind
+        if not all(kind in lines for kind in kinds):
+            full = self._render_all()
+            if len(full) == len(kinds):
+                lines.update(zip(kinds, full, strict=True))
+            return full
+        return [lines[kind] for kind in kinds]
+
+    def _render_all(self) -> list[Strip]:
+        self._styles_cache.clear()
+        self._render_content()  # from the figures now, whatever was marked
+        return super().render_lines(self.size.region)
 
     def _appearance(self) -> Any:
         """Everything the rows depend on (what `ScrollBar.render` reads)."""
@@ -78,9 +128,7 @@ class SteadyScrollBar(ScrollBar):
         if appearance is None:
             return super().render_lines(crop)
         if appearance != self._drawn or self._drawn_lines is None:
-            self._styles_cache.clear()
-            self._render_content()  # from the figures now, whatever was marked
-            self._drawn_lines = super().render_lines(self.size.region)
+            self._drawn_lines = self._rows_from_kinds(appearance) or self._render_all()
             self._drawn = appearance
         lines = self._drawn_lines[crop.y : crop.bottom]
         if crop.column_span != (0, self.size.width):
