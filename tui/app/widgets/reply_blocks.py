@@ -50,6 +50,7 @@ from textual.widgets._markdown import (
 )
 
 from tui.app.widgets.block_keys import BlockKey, span_ends, token_key, top_level_blocks
+from tui.app.widgets.one_arrangement import ArrangeOncePerWidth
 from tui.app.widgets.single_layout import (
     LayoutWithoutRepaint,
     StoreSizeWithoutRelayout,
@@ -284,9 +285,10 @@ _BLOCK_CLASSES: dict[type, type] = {}
 BOX_FROM_CONTENT = (MarkdownParagraph, MarkdownHeader, MarkdownHorizontalRule, MarkdownFence)
 
 
-class ReplyMarkdown(LayoutWithoutRepaint, StoreSizeWithoutRelayout, Markdown):
-    """Markdown that grows without a second layout per write (see single_layout), updates its
-    last block in place, and whose final update re-mounts only the blocks that changed."""
+class ReplyMarkdown(ArrangeOncePerWidth, LayoutWithoutRepaint, StoreSizeWithoutRelayout, Markdown):
+    """Markdown that grows without a second layout per write (see single_layout), arranges
+    its blocks once per layout pass (see one_arrangement), updates its last block in place,
+    and whose final update re-mounts only the blocks that changed."""
 
     COMPONENT_CLASSES = INLINE_COMPONENTS
     DEFAULT_CSS = INLINE_STYLES_CSS

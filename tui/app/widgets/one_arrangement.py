@@ -1,0 +1,30 @@
+"""One arrangement of a reply's blocks per layout pass instead of three.
+
+Textual arranges a container's children once per size it is asked about, and in one layout
+pass the reply's Markdown is asked about three: its message block measures it (height 0,
+then the block's own height, see `VerticalLayout.get_content_height`) and the compositor
+places it at its final size. Each arrangement resolves the box model of every block and
+builds a placement for each, so a long reply (120 blocks) paid that three times per write
+(benchmarks/render: the arrangement was most of each write's layout).
+
+Every block of a reply is `height: auto` or fixed (a rule), and what a block measures does not
+depend on its container's height (the reply blocks ask with a fixed height, see
+`BoxIgnoresContainerHeight`, and tests/app/test_one_arrangement.py checks every kind of
+block, lists, quotes and tables included). The placements are then the same at any height,
+so the container arranges once per width and content, at height 0, and answers every size
+with that.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.geometry import Size
+
+
+class ArrangeOncePerWidth:
+    """Mixin for a container whose children's placements do not depend on its height (first
+    in the bases)."""
+
+    def arrange(self, size: Size, optimal: bool = False) -> Any:
+        return super().arrange(Size(size.width, 0), optimal)  # type: ignore[misc]
