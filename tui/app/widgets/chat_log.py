@@ -64,7 +64,21 @@ class ChatLog(LayoutWithoutRepaint, StoreSizeWithoutRelayout, VerticalScroll):
         changed = super()._size_updated(size, virtual_size, container_size, layout)
         if changed:
             self._anchor_on_overflow()  # the virtual_size watcher does not run (see mixin)
+            self._paint_scrollbar_in_this_frame()
         return changed
+
+    def _paint_scrollbar_in_this_frame(self) -> None:
+        """Textual updates the scrollbar's figures during the layout pass (just above) and
+        asks for a repaint, which it then paints in a frame of its own, after the layout's:
+        a second frame after every write of a long reply. The layout's frame is still to
+        come, so mark the bar's area in it instead."""
+        bar = self._vertical_scrollbar
+        if bar is None or not bar._repaint_required or not bar.display:
+            return
+        compositor = self.screen._compositor
+        if bar in compositor.visible_widgets:
+            compositor.update_widgets({bar})
+            bar._repaint_required = False
 
     def _anchor_on_overflow(self) -> None:
         if (

@@ -54,7 +54,7 @@ from tui.app.widgets.one_arrangement import ArrangeOncePerWidth
 from tui.app.widgets.single_layout import (
     LayoutWithoutRepaint,
     StoreSizeWithoutRelayout,
-    drop_premount_layout,
+    drop_premount_refresh,
 )
 
 _PARSER: Any = None
@@ -317,7 +317,7 @@ class ReplyMarkdown(ArrangeOncePerWidth, LayoutWithoutRepaint, StoreSizeWithoutR
         position = {id(token): index for index, token in enumerate(tokens)}
         ends = span_ends(tokens)
         for block in super()._parse_markdown(tokens):
-            drop_premount_layout(block)
+            drop_premount_refresh(block)
             key_blocks(block, keys, position, ends)
             yield block
 

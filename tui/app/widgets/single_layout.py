@@ -79,11 +79,14 @@ class LayoutWithoutRepaint:
         )
 
 
-def drop_premount_layout(block: Any) -> None:
+def drop_premount_refresh(block: Any) -> None:
     """A Markdown block gets its text before it is mounted, which leaves a layout request
-    that the block posts on its first idle, after the mount's own layout: drop it (the mount
-    lays the block out anyway). Nested blocks (list items) too."""
+    and a repaint request that the block posts on its first idle, after the mount's own
+    layout: drop them. The mount lays the block out anyway, and that layout paints it (a
+    widget new on screen is painted whole); the repaint request only cost a second frame
+    after each write that mounted a block (benchmarks/render). Nested blocks (list items) too."""
     if not block.is_mounted:
         block._layout_required = False
+        block._repaint_required = False
     for child in getattr(block, "_blocks", ()):
-        drop_premount_layout(child)
+        drop_premount_refresh(child)

@@ -1,0 +1,86 @@
+"""A terminal screen in memory for headless app tests: what the app's frames would leave on a
+real terminal, cell by cell, to compare with a full repaint of the app as it is now.
+
+The app paints incrementally (only what changed, see growth_repaint and single_layout); a
+repaint it skipped by mistake leaves stale cells that only a terminal shows. The tmux test
+checks that at the end of a session; this checks after every step of a headless one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.cells import cell_len
+from rich.segment import ControlType, Segment
+from rich.style import Style
+from textual.app import App
+
+Cell = tuple[str, Style | None]
+
+
+class VirtualTerminal:
+    def __init__(self, app: App[Any]) -> None:
+        self.app = app
+        width, height = app.size
+        self.rows: list[list[Cell]] = [[(" ", None)] * width for _ in range(height)]
+        self.frames = 0
+        display = app._display
+
+        def display_and_keep(screen: Any, update: Any) -> None:
+            display(screen, update)  # headless: writes nothing
+            if update is not None and not app._batch_count and screen is app.screen:
+                self.frames += 1
+                self.apply(update, self.rows)
+
+        app._display = display_and_keep  # type: ignore[method-assign]
+
+    def apply(self, update: Any, rows: list[list[Cell]]) -> None:
+        """Write a compositor update's segments into `rows`, as a terminal would."""
+        x = y = 0
+        for segment in update.__rich_console__(self.app.console, self.app.console.options):
+            if segment.control:
+                for control in segment.control:
+                    if control[0] == ControlType.CURSOR_MOVE_TO:
+                        x, y = control[1], control[2]
+                continue
+            if segment.text == "\n":
+                continue
+            x = self._write(rows, x, y, segment)
+
+    @staticmethod
+    def _write(rows: list[list[Cell]], x: int, y: int, segment: Segment) -> int:
+        row = rows[y]
+        for character in segment.text:
+            width = cell_len(character)
+            if 0 <= x < len(row):
+                row[x] = (character, segment.style)
+            for extra in range(1, width):  # the right half of a wide character
+                if 0 <= x + extra < len(row):
+                    row[x + extra] = ("", segment.style)
+            x += width
+        return x
+
+    def repainted(self) -> list[list[Cell]]:
+        """The screen as a full repaint of the app now would leave it (nothing else changes:
+        the compositor's pending dirty regions are kept for its next frame)."""
+        compositor = self.app.screen._compositor
+        pending = set(compositor._dirty_regions)
+        full = compositor.render_full_update()
+        compositor._dirty_regions.update(pending)
+        width, height = self.app.size
+        rows: list[list[Cell]] = [[(" ", None)] * width for _ in range(height)]
+        self.apply(full, rows)
+        return rows
+
+    def differences(self) -> list[str]:
+        """Rows where the terminal differs from a full repaint, as text (empty: none)."""
+        shown, truth = self.rows, self.repainted()
+        return [
+            f"row {y}: shown {_text(shown[y])!r} / repaint {_text(truth[y])!r}"
+            for y in range(len(truth))
+            if shown[y] != truth[y]
+        ]
+
+
+def _text(row: list[Cell]) -> str:
+    return "".join(character for character, _ in row)
