@@ -24,18 +24,21 @@ class VirtualTerminal:
         width, height = app.size
         self.rows: list[list[Cell]] = [[(" ", None)] * width for _ in range(height)]
         self.frames = 0
+        self.painted: list[set[int]] = []  # the columns each frame wrote to
         display = app._display
 
         def display_and_keep(screen: Any, update: Any) -> None:
             display(screen, update)  # headless: writes nothing
             if update is not None and not app._batch_count and screen is app.screen:
                 self.frames += 1
-                self.apply(update, self.rows)
+                self.painted.append(set())
+                self.apply(update, self.rows, self.painted[-1])
 
         app._display = display_and_keep  # type: ignore[method-assign]
 
-    def apply(self, update: Any, rows: list[list[Cell]]) -> None:
-        """Write a compositor update's segments into `rows`, as a terminal would."""
+    def apply(self, update: Any, rows: list[list[Cell]], columns: set[int] | None = None) -> None:
+        """Write a compositor update's segments into `rows`, as a terminal would (and the
+        columns written to into `columns`)."""
         x = y = 0
         for segment in update.__rich_console__(self.app.console, self.app.console.options):
             if segment.control:
@@ -45,7 +48,9 @@ class VirtualTerminal:
                 continue
             if segment.text == "\n":
                 continue
-            x = self._write(rows, x, y, segment)
+            start, x = x, self._write(rows, x, y, segment)
+            if columns is not None:
+                columns.update(range(start, x))
 
     @staticmethod
     def _write(rows: list[list[Cell]], x: int, y: int, segment: Segment) -> int:

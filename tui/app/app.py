@@ -55,6 +55,9 @@ NARROW_WIDTH = 100  # below this many columns the side panel starts collapsed
 PREVIEW_DEBOUNCE_S = 0.15
 PANEL_TICK_S = 0.1  # the live counter's rate: 10 Hz, independent of the token rate
 STREAMING_TICK_EVERY = 3  # once tokens flow: every 3rd tick (~3 Hz)
+# While the reply's writes come at least this often, the figures wait for the next write and
+# share its frame (above the writer's longest pause, reply_writer.MAX_INTERVAL_S).
+WRITES_CARRY_FIGURES_S = 0.3
 
 RecordHook = Callable[[RequestRecord], RequestRecord]
 
@@ -106,6 +109,7 @@ class FirstTokenApp(App[None]):
         self._streaming_view: AssistantMessage | None = None
         self._enter_hold: EnterFrameHold | None = None
         self._ticks = 0
+        self._figures_due = False  # the tick left the live figures for the next write
         self._request_active = False
         self.collector = CollectorPause()  # no full garbage collection while a reply streams
         from tui.app.preferences import Preferences, PromptHistory
@@ -285,10 +289,30 @@ class FirstTokenApp(App[None]):
             return
         state = runner.state
         self._ticks += 1
-        if state.first_token_at is not None and self._ticks % STREAMING_TICK_EVERY:
-            # While text streams the reply itself shows progress: the figures refresh at a
-            # few Hz (each refresh is a frame); the waiting counter above keeps 10 Hz.
+        if state.first_token_at is not None:
+            if self._ticks % STREAMING_TICK_EVERY:
+                # While text streams the reply itself shows progress: the figures refresh at
+                # a few Hz; the waiting counter above keeps 10 Hz.
+                return
+            if runner.writer.writing(WRITES_CARRY_FIGURES_S):
+                # The next write shows them: one frame for both, not a frame of their own
+                # (~40 frames of a 4,000-token reply, benchmarks/render). A stalled stream
+                # stops writing, and then the tick shows them itself.
+                self._figures_due = True
+                return
+        self._show_live_figures()
+
+    def _show_due_figures(self) -> None:
+        """A write is in the reply's widget: the figures the tick left for it go in its frame."""
+        if self._figures_due:
+            self._figures_due = False
+            self._show_live_figures()
+
+    def _show_live_figures(self) -> None:
+        runner = self.runner
+        if runner is None or runner.state.finished is not None:
             return
+        state = runner.state
         view = self._streaming_view
         if view is not None and state.first_token_at is None and state.retry_reason:
             view.set_status(f"retry {state.retries}: {state.retry_reason}", live=True)
@@ -422,6 +446,8 @@ class FirstTokenApp(App[None]):
         assert self.client is not None and self.counter is not None
         request = self.session.build_request(self.counter)
         writer = ReplyWriter()
+        writer.with_write = self._show_due_figures
+        self._figures_due = False
         if self._enter_hold is not None:
             writer.on_first_write = self._enter_hold.release
         runner = RequestRunner(self.client, request, writer, self.network)

@@ -68,6 +68,10 @@ class ReplyWriter:
         self._ready: asyncio.Future[object] | None = None
         self.flushes = 0  # how many appends reached the widget (tests and benchmarks read it)
         self.on_first_write: Callable[[], None] | None = None  # called once it is in the widget
+        # Called with each write, in the same held frame: what else should change on screen
+        # when the write is painted.
+        self.with_write: Callable[[], None] | None = None
+        self._last_write_at = 0.0
 
     def start(self, ready: Awaitable[object] | None = None) -> None:
         """Start flushing on the running (UI) loop; `ready` (e.g. the mount) is awaited first."""
@@ -137,8 +141,17 @@ class ReplyWriter:
                 with contextlib.suppress(asyncio.TimeoutError):
                     await asyncio.wait_for(self._ended.wait(), pause)
 
+    def writing(self, within_s: float) -> bool:
+        """Writes are flowing: the last one was less than `within_s` ago, and more follow."""
+        return (
+            self.flushes > 0
+            and not self._ended.is_set()
+            and time.perf_counter() - self._last_write_at < within_s
+        )
+
     async def _write(self, chunk: str) -> None:
         self.flushes += 1
+        self._last_write_at = time.perf_counter()
         # Shielded: cancelling the flusher mid-write must not abandon the widget's append.
         await asyncio.shield(self._append(chunk))
         if self.on_first_write is not None:
@@ -154,8 +167,20 @@ class ReplyWriter:
             paint_now(markdown.app)
 
     async def _append(self, chunk: str) -> None:
-        assert self.markdown is not None
-        await self.markdown.append(chunk)
+        markdown = self.markdown
+        assert markdown is not None
+        # Frames are held until the append is done (Textual paints between the steps of an
+        # append otherwise, which takes several turns of the loop), so what `with_write`
+        # changes is painted in the same frame as the new text.
+        held = (
+            markdown.app.batch_update()
+            if getattr(markdown, "is_attached", False)
+            else contextlib.nullcontext()
+        )
+        with held:
+            if self.with_write is not None:
+                self.with_write()
+            await markdown.append(chunk)
 
     async def finish(self, full_text: str | None) -> None:
         """Write the tail now (it reaches the screen first), then render the reply once, fully."""

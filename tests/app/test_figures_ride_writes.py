@@ -1,0 +1,90 @@
+"""While a reply streams, the side panel's live figures are shown with the reply's writes, in
+the writes' frames, instead of in frames of their own; when the stream stalls (no writes),
+the panel's timer shows them itself, so the running total never freezes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app_helpers import make_app, send, wait_for, wait_ready
+from virtual_terminal import VirtualTerminal
+
+from tui.app.widgets.latency_panel import LatencyPanel
+from tui.engine.demo_server import DemoThread
+
+
+def record_live_figures(monkeypatch: Any, app: Any) -> list[int]:
+    """The reply writer's write count at each live-figures update of the panel."""
+    shown: list[int] = []
+    show_live = LatencyPanel.show_live
+
+    def recorded(panel: LatencyPanel, live: Any) -> None:
+        runner = app.runner
+        if runner is not None and runner.state.first_token_at is not None:
+            shown.append(runner.writer.flushes)
+        show_live(panel, live)
+
+    monkeypatch.setattr(LatencyPanel, "show_live", recorded)
+    return shown
+
+
+async def test_streaming_figures_share_the_frames_of_the_writes(
+    slow_demo: DemoThread, monkeypatch: Any
+) -> None:
+    app = make_app(slow_demo.base_url)
+    shown = record_live_figures(monkeypatch, app)
+    async with app.run_test(size=(120, 36)) as pilot:
+        terminal = VirtualTerminal(app)
+        await wait_ready(pilot)
+        await send(pilot, "reply 150 tokens")
+        # From a few writes after the first figures on: the first token changes the panel on
+        # its own (TTFT, its colour), and the colour's style change is a frame of its own.
+        await wait_for(
+            pilot,
+            lambda: (
+                app.runner is not None
+                and len(shown) > 0
+                and app.runner.writer.flushes > shown[0] + 2
+            ),
+            what="the first figures",
+        )
+        writer = app.runner.writer
+        panel_x = app.query_one(LatencyPanel).region.x
+        first_frame = terminal.frames
+        writes_by_frame: list[int] = []  # the writer's count as each frame was painted
+        while app.busy:
+            while len(writes_by_frame) < terminal.frames - first_frame:
+                writes_by_frame.append(writer.flushes)
+            await pilot.pause(0.002)
+        assert terminal.differences() == []
+    assert len(shown) >= 5  # the figures kept changing while the reply streamed (~2.5 s)...
+    # ...but in the frames of the reply's writes: the frames that changed the panel, each
+    # with a write since the frame before. (Shown by the panel's timer, each would be a
+    # frame of its own; the timer still does that when no write comes for 0.3 s.)
+    panel_frames = [
+        n
+        for n, columns in enumerate(terminal.painted[first_frame:], start=first_frame)
+        if max(columns, default=0) >= panel_x and n - first_frame < len(writes_by_frame)
+    ]
+    alone = [
+        n
+        for n in panel_frames
+        if n > first_frame
+        and writes_by_frame[n - first_frame] == writes_by_frame[n - first_frame - 1]
+    ]
+    assert len(panel_frames) >= 4
+    assert len(alone) <= 1, (panel_frames, alone, writes_by_frame)
+
+
+async def test_a_stalled_stream_still_shows_the_running_figures(
+    demo: DemoThread, monkeypatch: Any
+) -> None:
+    # Five tokens, then nothing for 1.5 s: no writes, so the timer shows the figures itself.
+    app = make_app(f"{demo.root_url}/fault/stall-1500/v1", chunk_timeout_ms=10_000)
+    shown = record_live_figures(monkeypatch, app)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_for(pilot, lambda: app.client is not None, what="the engine")
+        await send(pilot, "reply 20 tokens")
+        await wait_for(pilot, lambda: not app.busy, timeout=30, what="the reply")
+    during_the_stall = [writes for writes in shown if writes == shown[0]]
+    assert len(during_the_stall) >= 3  # ~3 Hz for 1.5 s, with no write between them
