@@ -4,12 +4,17 @@ the panel's timer shows them itself, so the running total never freezes."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
-from app_helpers import make_app, send, wait_for, wait_ready
+from app_helpers import WidgetsInApp, make_app, send, wait_for, wait_ready
+from textual.widgets import Static
 from virtual_terminal import VirtualTerminal
 
+from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.latency_panel import LatencyPanel
+from tui.app.widgets.message_view import AssistantMessage
+from tui.app.widgets.reply_writer import ReplyWriter
 from tui.engine.demo_server import DemoThread
 
 
@@ -88,3 +93,26 @@ async def test_a_stalled_stream_still_shows_the_running_figures(
         await wait_for(pilot, lambda: not app.busy, timeout=30, what="the reply")
     during_the_stall = [writes for writes in shown if writes == shown[0]]
     assert len(during_the_stall) >= 3  # ~3 Hz for 1.5 s, with no write between them
+
+
+async def test_a_held_write_is_painted_without_anything_else_happening() -> None:
+    # Frames are held while a write is appended; the held frame must still be painted when
+    # the write is done, not when something else next wakes the screen up. Plain sleeps
+    # here: Pilot's pauses would wake it up.
+    status = Static("before", id="status")
+    app = WidgetsInApp(ChatLog(id="chat"), status)
+    async with app.run_test(size=(60, 18)) as pilot:
+        terminal = VirtualTerminal(app)
+        reply = AssistantMessage(0, model="demo")
+        await app.query_one(ChatLog).mount(reply)
+        await pilot.pause()
+        writer = ReplyWriter(reply.markdown, interval_s=0.01)
+        writer.with_write = lambda: status.update("after")
+        writer.start()
+        for word in ("first", " second", " third"):
+            writer.feed(word)
+            await asyncio.sleep(0.3)
+            shown = "\n".join("".join(c for c, _ in row) for row in terminal.rows)
+            assert word.strip() in shown and "after" in shown
+        writer.end()
+        await writer.finish(None)

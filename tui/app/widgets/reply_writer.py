@@ -172,15 +172,15 @@ class ReplyWriter:
         # Frames are held until the append is done (Textual paints between the steps of an
         # append otherwise, which takes several turns of the loop), so what `with_write`
         # changes is painted in the same frame as the new text.
-        held = (
-            markdown.app.batch_update()
-            if getattr(markdown, "is_attached", False)
-            else contextlib.nullcontext()
-        )
-        with held:
+        attached = getattr(markdown, "is_attached", False)
+        with markdown.app.batch_update() if attached else contextlib.nullcontext():
             if self.with_write is not None:
                 self.with_write()
             await markdown.append(chunk)
+        if attached:
+            # A frame the screen skipped while held is painted when the screen next goes
+            # idle: make that now, not whenever something else wakes the screen up.
+            markdown.screen.check_idle()
 
     async def finish(self, full_text: str | None) -> None:
         """Write the tail now (it reaches the screen first), then render the reply once, fully."""
