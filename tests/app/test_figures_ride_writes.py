@@ -9,7 +9,7 @@ from typing import Any
 
 from app_helpers import WidgetsInApp, make_app, send, wait_for, wait_ready
 from textual.widgets import Static
-from virtual_terminal import VirtualTerminal
+from virtual_terminal import VirtualTerminal, settled
 
 from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.latency_panel import LatencyPanel
@@ -61,6 +61,7 @@ async def test_streaming_figures_share_the_frames_of_the_writes(
             while len(writes_by_frame) < terminal.frames - first_frame:
                 writes_by_frame.append(writer.flushes)
             await pilot.pause(0.002)
+        await wait_for(pilot, lambda: settled(app), what="the end of the reply to be painted")
         assert terminal.differences() == []
     assert len(shown) >= 5  # the figures kept changing while the reply streamed (~2.5 s)...
     # ...but in the frames of the reply's writes: the frames that changed the panel, each

@@ -12,7 +12,7 @@ from typing import Any
 
 from app_helpers import WidgetsInApp, make_app, send, wait_for, wait_ready
 from textual.widgets._markdown import MarkdownHeader, MarkdownParagraph
-from virtual_terminal import VirtualTerminal
+from virtual_terminal import VirtualTerminal, settled
 
 from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.message_view import AssistantMessage
@@ -29,17 +29,6 @@ PARTS = [
     *[f"Paragraph {n} says a few words, to scroll the pane.\n\n" for n in range(12)],
     "The end.",
 ]
-
-
-def settled(app: Any) -> bool:
-    """Nothing left to paint: the frames so far are all the terminal will get."""
-    screen = app.screen
-    return not (
-        screen._layout_required
-        or screen._dirty_widgets
-        or screen._compositor._dirty_regions
-        or any(widget._repaint_required for widget in app.screen.walk_children())
-    )
 
 
 async def test_each_write_leaves_the_terminal_as_a_full_repaint_would() -> None:

@@ -89,3 +89,14 @@ class VirtualTerminal:
 
 def _text(row: list[Cell]) -> str:
     return "".join(character for character, _ in row)
+
+
+def settled(app: Any) -> bool:
+    """Nothing left to paint: the frames so far are all the terminal will get."""
+    screen = app.screen
+    return not (
+        screen._layout_required
+        or screen._dirty_widgets
+        or screen._compositor._dirty_regions
+        or any(widget._repaint_required for widget in app.screen.walk_children())
+    )
