@@ -72,7 +72,7 @@ class SteadyScrollBar(ScrollBar):
 
     def _rows_from_kinds(self, appearance: Any) -> list[Strip] | None:
         """The bar's lines put together from rows rendered before, or None."""
-        look = appearance[:-1]
+        look = appearance[:-1]  # all but the last item, where the thumb is
         if look != self._look:
             self._look = look
             self._line_by_kind = {}

@@ -1,0 +1,105 @@
+"""What each streamed write costs the screen, headless: the 4,000-token demo reply appended to
+the app's chat in fixed steps, with the time Textual spends laying out, painting and drawing the
+chat's scrollbar, and how many layouts and frames it took.
+
+Run: python benchmarks/bench_reply_frames.py [--step 150] [--rounds 3]
+
+A/B between two checkouts: PYTHONPATH=/path/to/other/checkout python benchmarks/...
+(the figures are for whichever `tui` is imported). Wall-clock on a shared machine: compare
+medians from runs made one after the other, not single figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from textual._compositor import Compositor
+from textual.app import App, ComposeResult
+from textual.screen import Screen
+
+import tui.app.app
+from tui.app.growth_repaint import GrowthAwareScreen
+from tui.app.widgets.chat_log import ChatLog
+from tui.app.widgets.message_view import AssistantMessage
+from tui.app.widgets.steady_scrollbar import SteadyScrollBar
+from tui.engine.demo_reply import offline_reply
+
+
+class ChatOnly(App[None]):
+    """The app's chat pane with its stylesheet and main screen."""
+
+    CSS_PATH = Path(tui.app.app.__file__).with_name("app.tcss")
+
+    def get_default_screen(self) -> GrowthAwareScreen:
+        return GrowthAwareScreen()
+
+    def compose(self) -> ComposeResult:
+        yield ChatLog(id="chat")
+
+
+def timed(owner: type, name: str, totals: dict[str, list[float]], label: str) -> Callable[[], None]:
+    """Time every call of owner.name into totals[label] (ms); returns the undo."""
+    original = getattr(owner, name)
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            totals[label].append((time.perf_counter() - started) * 1000)
+
+    setattr(owner, name, wrapper)
+    return lambda: setattr(owner, name, original)
+
+
+async def one_round(text: str, step: int) -> dict[str, float]:
+    totals: dict[str, list[float]] = defaultdict(list)
+    undo = [
+        timed(Screen, "_refresh_layout", totals, "layout + its frame"),
+        timed(Compositor, "render_update", totals, "frames"),
+        timed(SteadyScrollBar, "render_lines", totals, "scrollbar"),
+    ]
+    try:
+        app = ChatOnly()
+        async with app.run_test(size=(130, 36)) as pilot:
+            reply = AssistantMessage(1)
+            await app.query_one(ChatLog).mount(reply)
+            await pilot.pause()
+            totals.clear()
+            writes = 0
+            for offset in range(0, len(text), step):
+                await reply.markdown.append(text[offset : offset + step])
+                await pilot.pause()
+                writes += 1
+    finally:
+        for restore in undo:
+            restore()
+    figures = {f"{label} ms": sum(times) for label, times in totals.items()}
+    figures["layouts per write"] = len(totals["layout + its frame"]) / writes
+    figures["frames per write"] = len(totals["frames"]) / writes
+    return figures
+
+
+async def main(step: int, rounds: int) -> None:
+    text = "".join(offline_reply(4_000, 2_000.0))
+    results = [await one_round(text, step) for _ in range(rounds)]
+    print(f"4,000-token demo reply in {step}-character writes, {rounds} rounds, medians:")
+    for key in results[0]:
+        value = statistics.median(result[key] for result in results)
+        print(f"  {key:24s} {value:8.1f}" if "ms" in key else f"  {key:24s} {value:8.2f}")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--step", type=int, default=150)
+    parser.add_argument("--rounds", type=int, default=3)
+    arguments = parser.parse_args()
+    sys.exit(asyncio.run(main(arguments.step, arguments.rounds)))
