@@ -8,6 +8,7 @@ checks that at the end of a session; this checks after every step of a headless 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rich.cells import cell_len
@@ -25,6 +26,9 @@ class VirtualTerminal:
         self.rows: list[list[Cell]] = [[(" ", None)] * width for _ in range(height)]
         self.frames = 0
         self.painted: list[set[int]] = []  # the columns each frame wrote to
+        # What `note()` said as each frame was painted (a test's own figure), when set.
+        self.note: Callable[[], Any] | None = None
+        self.notes: list[Any] = []
         display = app._display
 
         def display_and_keep(screen: Any, update: Any) -> None:
@@ -32,6 +36,7 @@ class VirtualTerminal:
             if update is not None and not app._batch_count and screen is app.screen:
                 self.frames += 1
                 self.painted.append(set())
+                self.notes.append(None if self.note is None else self.note())
                 self.apply(update, self.rows, self.painted[-1])
 
         app._display = display_and_keep  # type: ignore[method-assign]
