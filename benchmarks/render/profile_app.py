@@ -1,10 +1,12 @@
 """Run firsttoken under cProfile inside the render harness and save the profile when the
 harness stops it (SIGTERM), so a render run can be read function by function.
-RENDER_PROFILE_FROM=send profiles from Enter on (the reply only). With the profile path "-"
-and RENDER_TRACE=trace.jsonl it only logs timestamps (writer steps, layouts, frames, garbage
-collections) on the endpoint's clock; RENDER_TRACE_LAYOUT=1 adds which widgets asked for
-a layout (RENDER_TRACE_REPAINT=1: who asked for a repaint, through what calls;
-RENDER_TRACE_OUTPUT=1: the bytes of each terminal write, by row:column painted).
+RENDER_PROFILE_FROM=send profiles from Enter on (the reply only), =end from the stream's end
+(the last token in); with RENDER_PROFILE_UNTIL=first as well, only up to the frame that
+shows the first words (the tail).
+With the profile path "-" and RENDER_TRACE=trace.jsonl it only logs timestamps (writer
+steps, layouts, frames, garbage collections) on the endpoint's clock; RENDER_TRACE_LAYOUT=1
+adds which widgets asked for a layout (RENDER_TRACE_REPAINT=1: who asked for a repaint,
+through what calls; RENDER_TRACE_OUTPUT=1: the bytes of each terminal write, by row:column painted).
 From Enter on, RENDER_COUNT_LINES=out.json counts the lines each widget class rendered afresh
 (and the time), RENDER_THREAD_CPU=out.json the CPU seconds of each app thread; both are
 written when the app stops, and any of these switches combine.
@@ -69,9 +71,15 @@ def main() -> None:
         _log_start(os.environ["RENDER_TRACE"])
     from tui.cli import main as firsttoken
 
-    if os.environ.get("RENDER_PROFILE_FROM") == "send":
-        # Only the reply: start at Enter (startup otherwise dominates the profile).
-        before_submit(profiler.enable)
+    start_at = os.environ.get("RENDER_PROFILE_FROM")
+    if start_at in ("send", "end"):
+        if start_at == "send":
+            # Only the reply: start at Enter (startup otherwise dominates the profile).
+            before_submit(profiler.enable)
+        else:
+            _start_at_stream_end(profiler)
+        if os.environ.get("RENDER_PROFILE_UNTIL") == "first":
+            _stop_after_first_frame(profiler)
     else:
         profiler.enable()
     try:
@@ -80,6 +88,45 @@ def main() -> None:
         profiler.disable()
         profiler.dump_stats(out)
         run_at_stop()
+
+
+def _start_at_stream_end(profiler: cProfile.Profile) -> None:
+    """Start profiling when the UI loop learns that the stream ended (the last token is in):
+    what stands between the last token and the last words on screen."""
+    from tui.app.widgets.reply_writer import ReplyWriter
+
+    end_now = ReplyWriter._end_now
+
+    def profiled_end_now(self: ReplyWriter) -> None:
+        if not self._ended.is_set():
+            profiler.enable()
+        end_now(self)
+
+    ReplyWriter._end_now = profiled_end_now  # type: ignore[method-assign]
+
+
+def _stop_after_first_frame(profiler: cProfile.Profile) -> None:
+    """Stop profiling after the first frame painted once a write was made while profiling
+    (from Enter: the first words; from the stream's end: the tail)."""
+    from textual.screen import Screen
+
+    from tui.app.widgets.reply_writer import ReplyWriter
+
+    written = [False]
+    write, refresh = ReplyWriter._write, Screen._compositor_refresh
+
+    async def noted_write(self: ReplyWriter, chunk: str) -> None:
+        if sys.getprofile() is not None:  # cProfile is on for this thread
+            written[0] = True
+        await write(self, chunk)
+
+    def refresh_then_stop(self: Screen) -> None:
+        refresh(self)
+        if written[0]:
+            profiler.disable()
+
+    ReplyWriter._write = noted_write  # type: ignore[method-assign]
+    Screen._compositor_refresh = refresh_then_stop  # type: ignore[method-assign]
 
 
 def _thread_cpu(path: str) -> None:
