@@ -9,12 +9,12 @@ from app_helpers import make_app, replies, send_and_wait, shown_views, wait_for,
 from textual.pilot import Pilot
 
 from tui.app.app import FirstTokenApp
-from tui.app.widgets.chat_log import SPARE, ChatLog
+from tui.app.widgets.chat_log import ChatLog, is_spare
 from tui.engine.demo_server import DemoThread
 
 
 def spares(app: FirstTokenApp) -> list[Any]:
-    return [child for child in app.query_one(ChatLog).children if child.has_class(SPARE)]
+    return [child for child in app.query_one(ChatLog).children if is_spare(child)]
 
 
 async def spares_ready(pilot: Pilot[Any]) -> list[Any]:
@@ -36,7 +36,7 @@ async def test_enter_shows_the_spare_blocks_instead_of_mounting(demo: DemoThread
         assert not user_spare.display and not reply_spare.display, "hidden until used"
         await send_and_wait(pilot, "first, reply 12 tokens")
         assert shown_views(app) == [user_spare, reply_spare]
-        assert reply_spare.source.strip() and not reply_spare.has_class(SPARE)
+        assert reply_spare.source.strip() and not is_spare(reply_spare)
         # Ready again for the next turn, always after the shown messages.
         next_user, next_reply = await spares_ready(pilot)
         assert list(app.query_one(ChatLog).children)[-2:] == [next_user, next_reply]
@@ -80,3 +80,24 @@ async def test_new_chat_and_a_loaded_conversation_get_fresh_spares(demo: DemoThr
         assert not replies(app) and not shown_views(app)
         await send_and_wait(pilot, "fresh, reply 5 tokens")
         assert roles(app) == ["you", "assistant"]
+
+
+async def test_showing_a_spare_block_restyles_nothing(demo: DemoThread, monkeypatch: Any) -> None:
+    app = make_app(demo.base_url)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_ready(pilot)
+        await spares_ready(pilot)
+        restyled: list[Any] = []
+        update_styles = type(app).update_styles
+
+        def counted(self: FirstTokenApp, node: Any, **options: Any) -> None:
+            restyled.append(node)
+            update_styles(self, node, **options)
+
+        monkeypatch.setattr(type(app), "update_styles", counted)
+        chat = app.query_one(ChatLog)
+        user = chat.add_message(0, {"role": "user", "content": "hi"})
+        reply = chat.next_reply(1, "m")
+        chat.show_reply(reply)
+        assert user.display and reply.display and not spares(app)
+        assert not [node for node in restyled if node in (user, reply)], restyled

@@ -51,6 +51,7 @@ class MessageView(Vertical):
     """Base block: a titled border; `-dropped` dims it and names the reason."""
 
     ROLE_TITLE = "message"
+    spare = False  # hidden, kept for the next turn (see ChatLog)
     _repaint_held = False  # see _show_subtitle
 
     def __init__(self, message_index: int | None, *, classes: str = "") -> None:
