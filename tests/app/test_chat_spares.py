@@ -10,6 +10,7 @@ from textual.pilot import Pilot
 
 from tui.app.app import FirstTokenApp
 from tui.app.widgets.chat_log import ChatLog, is_spare
+from tui.app.widgets.message_view import AssistantMessage
 from tui.engine.demo_server import DemoThread
 
 
@@ -80,6 +81,30 @@ async def test_new_chat_and_a_loaded_conversation_get_fresh_spares(demo: DemoThr
         assert not replies(app) and not shown_views(app)
         await send_and_wait(pilot, "fresh, reply 5 tokens")
         assert roles(app) == ["you", "assistant"]
+
+
+def warm_up_done(app: FirstTokenApp) -> bool:
+    chat = app.query_one(ChatLog)
+    return chat._block_styles_warm and not any(
+        worker.group == "warm-up-styles" and not worker.is_finished for worker in app.workers
+    )
+
+
+async def test_the_first_reply_adds_no_styles_to_the_stylesheet(demo: DemoThread) -> None:
+    # Textual parses the whole stylesheet again when a widget class is first mounted; the
+    # idle warm-up mounted every block kind, so the first reply's writes do not pay for it.
+    app = make_app(demo.base_url)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_ready(pilot)
+        await spares_ready(pilot)
+        await wait_for(pilot, lambda: warm_up_done(app), what="the style warm-up")
+        sources = set(app.stylesheet.source)
+        probes = [v for v in app.query(AssistantMessage) if v not in spares(app)]
+        assert not probes, "the warm-up's hidden reply is removed"
+        await send_and_wait(pilot, "first, reply 120 tokens")  # heading, lists, code fence
+        blocks = {type(block).__name__ for block in replies(app)[0].markdown.children}
+        assert {"MarkdownH2", "MarkdownParagraph", "MarkdownBulletList"} <= blocks, blocks
+        assert set(app.stylesheet.source) == sources
 
 
 async def test_showing_a_spare_block_restyles_nothing(demo: DemoThread, monkeypatch: Any) -> None:

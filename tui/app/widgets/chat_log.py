@@ -34,6 +34,7 @@ from tui.app.widgets.message_view import (
 )
 from tui.app.widgets.single_layout import LayoutWithoutRepaint, StoreSizeWithoutRelayout
 from tui.app.widgets.steady_scrollbar import SteadyScrollBar
+from tui.app.widgets.style_warm_up import warm_up_block_styles
 
 
 def is_spare(view: object) -> bool:
@@ -52,6 +53,7 @@ class ChatLog(LayoutWithoutRepaint, StoreSizeWithoutRelayout, VerticalScroll):
         self._spare_user: PlainMessage | None = None
         self._spare_reply: AssistantMessage | None = None
         self._spares_mounted: AwaitMount | None = None
+        self._block_styles_warm = False
 
     def on_mount(self) -> None:
         self.show_welcome()
@@ -132,6 +134,9 @@ class ChatLog(LayoutWithoutRepaint, StoreSizeWithoutRelayout, VerticalScroll):
             spare.display = False
         if spares:
             self._spares_mounted = self.mount_all(spares)
+        if not self._block_styles_warm:
+            self._block_styles_warm = True
+            self.run_worker(warm_up_block_styles(self), group="warm-up-styles")
 
     def _forget_spares(self) -> None:
         self._spare_user = self._spare_reply = None
