@@ -1,13 +1,18 @@
-"""Enter's frame is held for the first words, never longer than the deadline, never forever."""
+"""Enter's frame is held for the first words, never longer than the deadline, never forever;
+it carries the chat's changes, and the panel's follow it."""
 
 from __future__ import annotations
 
 from app_helpers import make_app, send_and_wait, wait_for, wait_ready
 from textual.app import App
+from textual.geometry import Region
 from textual.widgets import Static
+from virtual_terminal import VirtualTerminal, settled
 
 from tui.app.enter_frame import EnterFrameHold
-from tui.engine.demo_server import DemoThread
+from tui.app.widgets.latency_panel import LatencyPanel
+from tui.engine.demo_server import DemoThread, start_demo_in_thread
+from tui.engine.latency_model import latency_model
 
 
 class Bare(App[None]):
@@ -52,3 +57,39 @@ async def test_quitting_while_enter_is_held_closes_cleanly(demo: DemoThread) -> 
         await pilot.press("enter", "ctrl+q")  # Enter's frame is still held as the app quits
     assert app.return_code in (0, None)
     assert app._exception is None
+
+
+async def test_enter_frame_leaves_the_panel_to_the_next_frame() -> None:
+    # The first token is 400 ms away: Enter's frame goes at the hold's deadline, with the
+    # user's message and the cleared prompt, and the panel's waiting figures follow it.
+    demo = start_demo_in_thread(latency_model("instant", {"rtt_ms": 400.0}))
+    try:
+        app = make_app(demo.base_url)
+        async with app.run_test(size=(130, 40)) as pilot:
+            terminal = VirtualTerminal(app)
+            await wait_ready(pilot)
+            app.query_one("#prompt").focus()
+            await pilot.press(*"hello, reply 5 tokens")
+            await wait_for(pilot, lambda: settled(app), what="an idle screen")
+            area = app.query_one(LatencyPanel).region
+            panel = {(x, y) for x in range(area.x, area.right) for y in range(area.y, area.bottom)}
+            before = terminal.frames
+            await pilot.press("enter")
+            await wait_for(
+                pilot,
+                lambda: any(cells & panel for cells in terminal.painted_cells[before:]),
+                timeout=5,
+                what="the panel's waiting figures",
+            )
+            frames = terminal.painted_cells[before:]
+            assert not frames[0] & panel, "Enter's frame painted the panel"
+            assert "hello, reply 5 tokens" in terminal.text(), "the message is on screen"
+            assert "waiting…" in panel_text(terminal, area)
+            await wait_for(pilot, lambda: not app.busy, timeout=15, what="the reply")
+    finally:
+        demo.stop()
+
+
+def panel_text(terminal: VirtualTerminal, area: Region) -> str:
+    rows = terminal.text().splitlines()[area.y : area.bottom]
+    return "\n".join(row[area.x : area.right] for row in rows)

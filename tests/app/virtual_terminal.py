@@ -26,6 +26,7 @@ class VirtualTerminal:
         self.rows: list[list[Cell]] = [[(" ", None)] * width for _ in range(height)]
         self.frames = 0
         self.painted: list[set[int]] = []  # the columns each frame wrote to
+        self.painted_cells: list[set[tuple[int, int]]] = []  # and the cells, as (x, y)
         # What `note()` said as each frame was painted (a test's own figure), when set.
         self.note: Callable[[], Any] | None = None
         self.notes: list[Any] = []
@@ -36,14 +37,21 @@ class VirtualTerminal:
             if update is not None and not app._batch_count and screen is app.screen:
                 self.frames += 1
                 self.painted.append(set())
+                self.painted_cells.append(set())
                 self.notes.append(None if self.note is None else self.note())
-                self.apply(update, self.rows, self.painted[-1])
+                self.apply(update, self.rows, self.painted[-1], self.painted_cells[-1])
 
         app._display = display_and_keep  # type: ignore[method-assign]
 
-    def apply(self, update: Any, rows: list[list[Cell]], columns: set[int] | None = None) -> None:
+    def apply(
+        self,
+        update: Any,
+        rows: list[list[Cell]],
+        columns: set[int] | None = None,
+        cells: set[tuple[int, int]] | None = None,
+    ) -> None:
         """Write a compositor update's segments into `rows`, as a terminal would (and the
-        columns written to into `columns`)."""
+        columns written to into `columns`, the cells into `cells`)."""
         x = y = 0
         for segment in update.__rich_console__(self.app.console, self.app.console.options):
             if segment.control:
@@ -56,6 +64,8 @@ class VirtualTerminal:
             start, x = x, self._write(rows, x, y, segment)
             if columns is not None:
                 columns.update(range(start, x))
+            if cells is not None:
+                cells.update((column, y) for column in range(start, x))
 
     @staticmethod
     def _write(rows: list[list[Cell]], x: int, y: int, segment: Segment) -> int:
@@ -81,6 +91,10 @@ class VirtualTerminal:
         rows: list[list[Cell]] = [[(" ", None)] * width for _ in range(height)]
         self.apply(full, rows)
         return rows
+
+    def text(self) -> str:
+        """What the terminal shows, row by row."""
+        return "\n".join(_text(row) for row in self.rows)
 
     def differences(self) -> list[str]:
         """Rows where the terminal differs from a full repaint, as text (empty: none)."""

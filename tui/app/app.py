@@ -287,6 +287,9 @@ class FirstTokenApp(App[None]):
         runner = self.runner
         if runner is None or runner.state.finished is not None:
             return
+        hold = self._enter_hold
+        if hold is not None and hold.held:
+            return  # the panel follows Enter's frame (see _reply)
         state = runner.state
         self._ticks += 1
         if state.first_token_at is not None:
@@ -481,7 +484,13 @@ class FirstTokenApp(App[None]):
         mounted = chat.show_reply(view)
         view.set_status("waiting for the first token…", live=True)
         self._streaming_view = view
-        self._tick()
+        # The panel's waiting figures follow Enter's frame instead of joining it: that frame
+        # is held for the first words (EnterFrameHold), and the panel's rows were a third
+        # of its rendering. The panel is a frame later; the first words are sooner.
+        if self._enter_hold is not None:
+            self._enter_hold.after_frame(self._tick)
+        else:
+            self._tick()
         try:
             finished = await runner.run(ready=mounted)
         except Exception as error:  # the engine promises Finished; never let the app die

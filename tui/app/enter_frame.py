@@ -14,6 +14,7 @@ well under what a person notices.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
 
@@ -33,10 +34,20 @@ class EnterFrameHold:
         self._batch: AbstractContextManager[None] | None = app.batch_update()
         self._batch.__enter__()
         self._timer = app.set_timer(hold_s, self.release, name="enter-frame-hold")
+        self._after_frame: list[Callable[[], object]] = []
 
     @property
     def held(self) -> bool:
         return self._batch is not None
+
+    def after_frame(self, callback: Callable[[], object]) -> None:
+        """Run `callback` after the frame that paints the held changes. (Textual's
+        `call_after_refresh` would run it at once while updates are held: the screen runs
+        its callbacks when it goes idle, and a held screen counts as idle.)"""
+        if self._batch is None:
+            self._app.call_after_refresh(callback)
+        else:
+            self._after_frame.append(callback)
 
     def release(self) -> None:
         """Let the held changes paint (idempotent: the first text, the deadline, or an end)."""
@@ -48,3 +59,6 @@ class EnterFrameHold:
             # when it next goes idle: make sure it does (unless the app is closing).
             with contextlib.suppress(ScreenStackError, UnknownModeError):
                 self._app.screen.check_idle()
+            for callback in self._after_frame:
+                self._app.call_after_refresh(callback)
+            self._after_frame.clear()
