@@ -347,6 +347,22 @@ async def test_theme_choice_is_remembered_and_a_broken_theme_file_is_reported(
     assert Preferences.load().theme == "firsttoken-light"
 
 
+async def test_sent_prompts_reach_the_history_file(demo: DemoThread, isolated_home: Path):
+    from tui.app.app import FirstTokenApp
+    from tui.app.preferences import PromptHistory
+
+    base = make_app(demo.base_url)
+    app = FirstTokenApp(base.config, base.endpoint, remember=True)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_ready(pilot)
+        await send_and_wait(pilot, "kept, reply 5 tokens")
+        # Written after Enter's frame, while the app runs.
+        assert PromptHistory().entries == ["kept, reply 5 tokens"]
+        await pilot.press(*"quit at once", "enter")
+    # A prompt sent as the app closes is kept too (written at the latest on unmount).
+    assert PromptHistory().entries == ["kept, reply 5 tokens", "quit at once"]
+
+
 @pytest.mark.parametrize(
     ("fault", "status", "hint", "partial"),
     [

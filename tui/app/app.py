@@ -417,7 +417,7 @@ class FirstTokenApp(App[None]):
                 self.action_retry()  # send the loaded conversation as it stands
             return
         prompt = self.query_one(PromptInput)
-        self._enter_hold = EnterFrameHold(self)  # Enter and fast first words: one frame
+        hold = self._enter_hold = EnterFrameHold(self)  # Enter and fast first words: one frame
         index = self.session.add_user(text)
         self._save_message(self.session.messages[index])  # saved before the request is sent
         # The user's block first (normally the hidden spare: filled and shown, nothing mounted),
@@ -427,7 +427,9 @@ class FirstTokenApp(App[None]):
         started = self._begin_request() if self.client is not None else None
         prompt.clear_prompt()
         if self.prompt_history is not None:
-            self.prompt_history.append(text)
+            # Recall sees it now; the file is written once Enter's frame is on screen.
+            self.prompt_history.append(text, save=False)
+            hold.after_frame(self.prompt_history.save)
         self._await_reply(started)
 
     def _save_message(self, message: dict[str, Any]) -> None:
@@ -766,6 +768,8 @@ class FirstTokenApp(App[None]):
     async def on_unmount(self) -> None:
         if self._preview_timer is not None:
             self._preview_timer.stop()
+        if self.prompt_history is not None:
+            self.prompt_history.save()  # a prompt sent just before quitting
         if self.client is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self.network.call(self.client.aclose()), 1.0)

@@ -85,6 +85,7 @@ class PromptHistory:
         self.entries: list[str] = self._read()
         self._cursor = len(self.entries)  # len(entries) means "at the draft, past the newest"
         self._draft = ""
+        self._unsaved = False
 
     def _read(self) -> list[str]:
         try:
@@ -101,14 +102,25 @@ class PromptHistory:
                 entries.append(prompt)
         return entries[-self.limit :]
 
-    def append(self, prompt: str) -> None:
-        """Remember a sent prompt and reset recall to the (empty) draft."""
+    def append(self, prompt: str, *, save: bool = True) -> None:
+        """Remember a sent prompt and reset recall to the (empty) draft. With `save=False`
+        the file is written by a later `save()` (the app defers it past Enter's frame: the
+        atomic rewrite is file-system work the first words should not wait for)."""
         self.reset()
         if not prompt.strip() or (self.entries and self.entries[-1] == prompt):
             return
         self.entries.append(prompt)
         del self.entries[: -self.limit]
         self._cursor = len(self.entries)
+        self._unsaved = True
+        if save:
+            self.save()
+
+    def save(self) -> None:
+        """Write the history if it changed since the last write."""
+        if not self._unsaved:
+            return
+        self._unsaved = False
         text = "".join(json.dumps({"prompt": entry}) + "\n" for entry in self.entries)
         # History is a convenience: if the disk refuses, keep it in memory for this session.
         with contextlib.suppress(OSError):
