@@ -3,7 +3,9 @@ it carries the chat's changes, and the panel's follow it."""
 
 from __future__ import annotations
 
-from app_helpers import make_app, send_and_wait, wait_for, wait_ready
+from typing import Any
+
+from app_helpers import make_app, send, send_and_wait, wait_for, wait_ready
 from textual.app import App
 from textual.geometry import Region
 from textual.widgets import Static
@@ -93,3 +95,32 @@ async def test_enter_frame_leaves_the_panel_to_the_next_frame() -> None:
 def panel_text(terminal: VirtualTerminal, area: Region) -> str:
     rows = terminal.text().splitlines()[area.y : area.bottom]
     return "\n".join(row[area.x : area.right] for row in rows)
+
+
+async def test_a_reply_opening_with_markup_releases_enter_frame_before_its_first_word(
+    monkeypatch: Any,
+) -> None:
+    # Every demo reply opens with "##", which shows nothing: its next token is half a second
+    # away here, and Enter's frame must not wait for it (nor for the deadline, set far off).
+    monkeypatch.setattr(EnterFrameHold.__init__, "__defaults__", (5.0,))
+    released_after_writes: list[int] = []
+    release = EnterFrameHold.release
+
+    def noted_release(hold: EnterFrameHold) -> None:
+        if hold.held and app.runner is not None:
+            released_after_writes.append(app.runner.writer.flushes)
+        release(hold)
+
+    monkeypatch.setattr(EnterFrameHold, "release", noted_release)
+    demo = start_demo_in_thread(latency_model("instant", {"decode_tokens_per_s": 2.0}))
+    try:
+        app = make_app(demo.base_url)
+        async with app.run_test(size=(130, 40)) as pilot:
+            await wait_ready(pilot)
+            await send(pilot, "hello, reply 3 tokens")
+            await wait_for(pilot, lambda: bool(released_after_writes), timeout=2, what="release")
+            assert released_after_writes == [0], "released before the first write"
+            assert app.runner is not None and app.runner.state.first_token_at is not None
+            await wait_for(pilot, lambda: not app.busy, timeout=15, what="the reply")
+    finally:
+        demo.stop()

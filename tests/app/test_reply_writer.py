@@ -131,23 +131,42 @@ async def test_leading_markup_waits_for_the_first_word() -> None:
     # "##" alone renders nothing: no write (and no frame) is spent on it.
     markdown = RecordingMarkdown()
     writer = ReplyWriter(markdown, interval_s=0.01)  # type: ignore[arg-type]
-    first_words: list[str] = []
-    writer.on_first_write = lambda: first_words.append(markdown.source)
+    first_text: list[str] = []
+    writer.on_first_text = lambda: first_text.append(markdown.source)
     writer.start()
     writer.feed("##")
     await _settle()
     assert writer.flushes == 0 and markdown.appended == []
+    # Told at once, before any write: the first word is a token away, and what waits for
+    # the first text (Enter's frame) can be painted meanwhile.
+    assert first_text == [""]
     writer.feed(" Title")
     for _ in range(200):
         if writer.flushes:
             break
         await asyncio.sleep(0.005)
     assert markdown.appended[0] == "## Title"
-    assert first_words == ["## Title"]  # called once, after the first words are in
     writer.feed("\n\nmore")
     writer.end()
     await writer.finish("## Title\n\nmore")
-    assert markdown.source == "## Title\n\nmore" and first_words == ["## Title"]
+    assert markdown.source == "## Title\n\nmore" and first_text == [""]  # called once
+
+
+async def test_the_first_text_is_announced_after_it_is_written() -> None:
+    markdown = RecordingMarkdown()
+    writer = ReplyWriter(markdown, interval_s=0.01)  # type: ignore[arg-type]
+    first_text: list[str] = []
+    writer.on_first_text = lambda: first_text.append(markdown.source)
+    writer.start()
+    writer.feed("Hello")
+    for _ in range(200):
+        if writer.flushes:
+            break
+        await asyncio.sleep(0.005)
+    writer.feed(" there")
+    writer.end()
+    await writer.finish("Hello there")
+    assert first_text == ["Hello"]  # once, with the first words already in the widget
 
 
 async def test_a_reply_of_markup_only_is_still_written_when_the_stream_ends() -> None:

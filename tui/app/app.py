@@ -454,7 +454,7 @@ class FirstTokenApp(App[None]):
         writer.with_write = self._show_due_figures
         self._figures_due = False
         if self._enter_hold is not None:
-            writer.on_first_write = self._enter_hold.release
+            writer.on_first_text = self._enter_hold.release
         runner = RequestRunner(self.client, request, writer, self.network)
         runner.start()  # the request is on its way before any widget is built
         chat = self.query_one(ChatLog)

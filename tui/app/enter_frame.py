@@ -9,6 +9,10 @@ sent it, depending on which side of that frame it fell. Holding screen updates f
 until the first text is written, or at most `HOLD_S`, paints both in one frame. When the
 first token is slower than that (most remote APIs), Enter's frame is only `HOLD_S` late,
 well under what a person notices.
+
+A reply that opens with markup alone ("##", "```") shows nothing until its next token, so
+the writer releases the hold as soon as it holds such a token back: Enter's frame is then
+painted while the first word is still on its way, and that word's frame carries only it.
 """
 
 from __future__ import annotations

@@ -67,7 +67,10 @@ class ReplyWriter:
         self._task: asyncio.Task[None] | None = None
         self._ready: asyncio.Future[object] | None = None
         self.flushes = 0  # how many appends reached the widget (tests and benchmarks read it)
-        self.on_first_write: Callable[[], None] | None = None  # called once it is in the widget
+        # Called once, when the first text arrives: after it is in the widget, or at once if
+        # it is markup alone and held back (the first word is then a token away, time enough
+        # to paint what waits for it, e.g. Enter's frame).
+        self.on_first_text: Callable[[], None] | None = None
         # Called with each write, in the same held frame: what else should change on screen
         # when the write is painted.
         self.with_write: Callable[[], None] | None = None
@@ -129,6 +132,7 @@ class ReplyWriter:
                 # Markup alone ("##", "```") shows nothing: a write (and its frame) would be
                 # spent on it. Held for the next token; the end of the stream writes it anyway.
                 self._held = chunk
+                self._first_text_arrived()
                 continue
             pause = self._interval_s
             if chunk:
@@ -154,11 +158,14 @@ class ReplyWriter:
         self._last_write_at = time.perf_counter()
         # Shielded: cancelling the flusher mid-write must not abandon the widget's append.
         await asyncio.shield(self._append(chunk))
-        if self.on_first_write is not None:
-            callback, self.on_first_write = self.on_first_write, None
-            callback()
+        self._first_text_arrived()
         if self.flushes == 1 or self._ended.is_set():
             self.paint_now()  # the first words, the last words
+
+    def _first_text_arrived(self) -> None:
+        if self.on_first_text is not None:
+            callback, self.on_first_text = self.on_first_text, None
+            callback()
 
     def paint_now(self) -> None:
         """Paint what was just written without waiting for the next frame tick."""
