@@ -56,6 +56,7 @@ from tui.app.widgets.single_layout import (
     StoreSizeWithoutRelayout,
     drop_premount_refresh,
 )
+from tui.app.widgets.steady_height import set_block_content
 
 _PARSER: Any = None
 
@@ -153,7 +154,12 @@ class KeyedBlock:
 
     async def _update_from_block(self, block: Any) -> None:
         if type(block) is type(self):
-            if isinstance(self, (MarkdownParagraph, MarkdownFence)):
+            if isinstance(self, MarkdownParagraph):
+                set_block_content(self, block._content)  # in place, as Textual does
+                self._copy_context(block)  # type: ignore[attr-defined]
+                self._parse_key = block._parse_key
+                return
+            if isinstance(self, MarkdownFence):
                 await super()._update_from_block(block)  # type: ignore[misc] # in place
                 self._parse_key = block._parse_key
                 return
@@ -168,7 +174,7 @@ class KeyedBlock:
 
 
 def update_heading(shown: Any, fresh: Any) -> None:
-    shown.set_content(fresh._content)
+    set_block_content(shown, fresh._content)
     shown._copy_context(fresh)
     # Its id (a slug of the text it was first built with, plus the widget's own id) cannot
     # change once mounted; it only has to be unique (the table of contents scrolls to it,
