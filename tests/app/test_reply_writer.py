@@ -179,3 +179,23 @@ async def test_a_reply_of_markup_only_is_still_written_when_the_stream_ends() ->
     await writer.finish(None)
     assert markdown.source == "---"
     assert markdown.updates == ["---"]
+
+
+async def test_what_rides_with_the_writes_skips_the_tail() -> None:
+    # The final record replaces the live figures right after the stream ends: the tail's
+    # frame carries the last words only.
+    markdown = RecordingMarkdown()
+    writer = ReplyWriter(markdown, interval_s=0.01)  # type: ignore[arg-type]
+    rode_with: list[str] = []
+    writer.with_write = lambda: rode_with.append(markdown.source)
+    writer.start()
+    writer.feed("Hello")
+    for _ in range(200):
+        if writer.flushes:
+            break
+        await asyncio.sleep(0.005)
+    writer.feed(" there")
+    writer.end()
+    await writer.finish("Hello there")
+    assert markdown.source == "Hello there" and writer.flushes == 2
+    assert rode_with == [""]  # with the first write (before its append), not with the tail

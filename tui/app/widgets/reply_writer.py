@@ -181,7 +181,9 @@ class ReplyWriter:
         # changes is painted in the same frame as the new text.
         attached = getattr(markdown, "is_attached", False)
         with markdown.app.batch_update() if attached else contextlib.nullcontext():
-            if self.with_write is not None:
+            if self.with_write is not None and not self._ended.is_set():
+                # Not with the tail: the final record replaces the live figures right after,
+                # and the last words should not wait for a panel that changes again.
                 self.with_write()
             await markdown.append(chunk)
         if attached:
