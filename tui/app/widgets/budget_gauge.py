@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.widgets import Static
 
+from tui.app.widgets.steady_height import keeps_height
+
 
 @dataclass(frozen=True)
 class BudgetFigures:
@@ -37,10 +39,15 @@ class BudgetGauge(Static):
         if figures == self.figures:
             return
         self.figures = figures
-        self.update(self._render_figures(figures))
+        self._show(self._render_figures(figures))
 
     def on_resize(self) -> None:
-        self.update(self._render_figures(self.figures))
+        self._show(self._render_figures(self.figures))
+
+    def _show(self, text: Text) -> None:
+        # A layout arranges the whole screen (the chat too, mid-reply: the next request's
+        # budget is counted while one streams): ask for one only when the height changes.
+        self.update(text, layout=not keeps_height(self, text))
 
     def _render_figures(self, f: BudgetFigures | None) -> Text:
         if f is None:

@@ -1,0 +1,56 @@
+"""The budget gauge shows the figures it is given, and asks for a (whole-screen) layout only
+when its height changes: the next request's budget is counted while a reply streams."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app_helpers import WidgetsInApp, wait_for
+from textual.screen import Screen
+from virtual_terminal import VirtualTerminal, settled
+
+from tui.app.widgets.budget_gauge import BudgetFigures, BudgetGauge
+
+
+def figures(tokens: int, before: int | None = None) -> BudgetFigures:
+    return BudgetFigures(
+        tokens_before=tokens if before is None else before,
+        tokens_after=tokens,
+        budget=6000,
+        reserve=2000,
+        exact=False,
+        trimming=True,
+    )
+
+
+async def test_new_figures_of_the_same_shape_lay_nothing_out(monkeypatch: Any) -> None:
+    layouts: list[int] = []
+    refresh_layout = Screen._refresh_layout
+
+    def counted(screen: Screen, *args: Any, **kwargs: Any) -> None:
+        layouts.append(1)
+        refresh_layout(screen, *args, **kwargs)
+
+    monkeypatch.setattr(Screen, "_refresh_layout", counted)
+    gauge = BudgetGauge(id="budget")
+    app = WidgetsInApp(gauge)
+    async with app.run_test(size=(26, 10)) as pilot:
+        terminal = VirtualTerminal(app)
+
+        async def show(shown: BudgetFigures) -> int:
+            await wait_for(pilot, lambda: settled(app), what="an idle screen")
+            before = len(layouts)
+            gauge.show(shown)
+            await wait_for(pilot, lambda: settled(app), what="the gauge to be painted")
+            assert terminal.differences() == []
+            return len(layouts) - before
+
+        # 26 columns: the reserve's line always wraps, the figures' line when it is long.
+        await show(figures(8))  # "counting tokens…" (one line) -> four
+        assert gauge.content_size.height == 4
+        assert await show(figures(191)) == 0  # the same lines, new figures
+        assert "≈191 / 6,000 budget" in terminal.text()
+        # A longer line wraps: laid out (Textual lays out again once the gauge has grown).
+        assert await show(figures(1200, before=9000)) >= 1
+        assert gauge.content_size.height == 5
+        assert "≈9,000 → 1,200" in terminal.text().replace("\n", " ")
