@@ -7,9 +7,12 @@ from typing import Any
 
 from app_helpers import make_app, replies, send_and_wait, shown_views, wait_for, wait_ready
 from textual.pilot import Pilot
+from textual.screen import Screen
+from virtual_terminal import settled
 
 from tui.app.app import FirstTokenApp
 from tui.app.widgets.chat_log import ChatLog, is_spare
+from tui.app.widgets.latency_panel import LatencyPanel
 from tui.app.widgets.message_view import AssistantMessage
 from tui.engine.demo_server import DemoThread
 
@@ -126,3 +129,36 @@ async def test_showing_a_spare_block_restyles_nothing(demo: DemoThread, monkeypa
         chat.show_reply(reply)
         assert user.display and reply.display and not spares(app)
         assert not [node for node in restyled if node in (user, reply)], restyled
+
+
+async def test_the_next_turns_blocks_share_the_records_layout(
+    demo: DemoThread, monkeypatch: Any
+) -> None:
+    # Once the reply's last words are on screen, the record goes to the panel and the next
+    # turn's hidden blocks are mounted: they share the record's layouts.
+    app = make_app(demo.base_url)
+    layouts: list[bool] = []
+    recorded = [False]
+    refresh_layout = Screen._refresh_layout
+    show_record = LatencyPanel.show_record
+
+    def counted(screen: Screen, *args: Any, **kwargs: Any) -> None:
+        layouts.append(recorded[0])
+        refresh_layout(screen, *args, **kwargs)
+
+    def noted(panel: LatencyPanel, record: Any) -> None:
+        recorded[0] = True
+        show_record(panel, record)
+
+    monkeypatch.setattr(Screen, "_refresh_layout", counted)
+    monkeypatch.setattr(LatencyPanel, "show_record", noted)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_ready(pilot)
+        await spares_ready(pilot)
+        await send_and_wait(pilot, "first, reply 12 tokens")
+        await spares_ready(pilot)
+        await wait_for(pilot, lambda: settled(app), what="an idle screen")
+        # The record's layout, and Textual's second pass for the TTFT digits, which changed
+        # width: the blocks' mount rides along (mounted after the record's frame, it was a
+        # third layout).
+        assert layouts.count(True) <= 2, layouts

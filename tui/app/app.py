@@ -548,7 +548,9 @@ class FirstTokenApp(App[None]):
             )
         self._save_reply(record, text)
         self._update_preview()
-        self._prepare_turn()
+        # The reply's last words are on screen already: the next turn's blocks are mounted
+        # now, so the record's layout places them too (one layout and frame fewer a reply).
+        chat.prepare_turn()
 
     def _prepare_turn(self) -> None:
         """After the frame in hand: the next Enter's blocks, mounted hidden while idle."""
