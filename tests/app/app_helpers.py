@@ -10,6 +10,7 @@ from typing import Any
 
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widget import Widget
 
 import tui.app.app
@@ -149,3 +150,16 @@ def replies(app: FirstTokenApp) -> list[AssistantMessage]:
 
 def shown_views(app: FirstTokenApp) -> list[MessageView]:
     return app.query_one(ChatLog).shown_views()
+
+
+def record_layouts(monkeypatch: Any, note: Callable[[], Any] = lambda: True) -> list[Any]:
+    """What `note()` says at each screen layout from now on (one entry per layout)."""
+    layouts: list[Any] = []
+    refresh_layout = Screen._refresh_layout
+
+    def noted(screen: Screen, *args: Any, **kwargs: Any) -> None:
+        layouts.append(note())
+        refresh_layout(screen, *args, **kwargs)
+
+    monkeypatch.setattr(Screen, "_refresh_layout", noted)
+    return layouts

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app_helpers import WidgetsInApp, wait_for
-from textual.screen import Screen
+from app_helpers import WidgetsInApp, record_layouts, wait_for
 from virtual_terminal import VirtualTerminal, settled
 
 from tui.app.widgets.budget_gauge import BudgetFigures, BudgetGauge
@@ -24,14 +23,7 @@ def figures(tokens: int, before: int | None = None) -> BudgetFigures:
 
 
 async def test_new_figures_of_the_same_shape_lay_nothing_out(monkeypatch: Any) -> None:
-    layouts: list[int] = []
-    refresh_layout = Screen._refresh_layout
-
-    def counted(screen: Screen, *args: Any, **kwargs: Any) -> None:
-        layouts.append(1)
-        refresh_layout(screen, *args, **kwargs)
-
-    monkeypatch.setattr(Screen, "_refresh_layout", counted)
+    layouts = record_layouts(monkeypatch)
     gauge = BudgetGauge(id="budget")
     app = WidgetsInApp(gauge)
     async with app.run_test(size=(26, 10)) as pilot:

@@ -5,16 +5,28 @@ from __future__ import annotations
 
 from typing import Any
 
-from app_helpers import make_app, replies, send_and_wait, shown_views, wait_for, wait_ready
+from app_helpers import (
+    make_app,
+    record_layouts,
+    replies,
+    send_and_wait,
+    shown_views,
+    wait_for,
+    wait_ready,
+)
 from textual.pilot import Pilot
-from textual.screen import Screen
 from virtual_terminal import settled
 
 from tui.app.app import FirstTokenApp
-from tui.app.widgets.chat_log import ChatLog, is_spare
+from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.latency_panel import LatencyPanel
-from tui.app.widgets.message_view import AssistantMessage
+from tui.app.widgets.message_view import AssistantMessage, MessageView
 from tui.engine.demo_server import DemoThread
+
+
+def is_spare(view: object) -> bool:
+    """One of the hidden blocks kept for the next turn."""
+    return isinstance(view, MessageView) and view.spare
 
 
 def spares(app: FirstTokenApp) -> list[Any]:
@@ -137,20 +149,14 @@ async def test_the_next_turns_blocks_share_the_records_layout(
     # Once the reply's last words are on screen, the record goes to the panel and the next
     # turn's hidden blocks are mounted: they share the record's layouts.
     app = make_app(demo.base_url)
-    layouts: list[bool] = []
     recorded = [False]
-    refresh_layout = Screen._refresh_layout
+    layouts = record_layouts(monkeypatch, note=lambda: recorded[0])  # after the record?
     show_record = LatencyPanel.show_record
-
-    def counted(screen: Screen, *args: Any, **kwargs: Any) -> None:
-        layouts.append(recorded[0])
-        refresh_layout(screen, *args, **kwargs)
 
     def noted(panel: LatencyPanel, record: Any) -> None:
         recorded[0] = True
         show_record(panel, record)
 
-    monkeypatch.setattr(Screen, "_refresh_layout", counted)
     monkeypatch.setattr(LatencyPanel, "show_record", noted)
     async with app.run_test(size=(130, 40)) as pilot:
         await wait_ready(pilot)

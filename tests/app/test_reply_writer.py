@@ -122,6 +122,13 @@ def test_the_first_writes_go_at_the_frame_rate_then_the_throttle_adapts() -> Non
     assert pause_after_write(50, 10.0, FLUSH_INTERVAL_S) == MAX_INTERVAL_S
 
 
+async def _first_write(writer: ReplyWriter, timeout_s: float = 1.0) -> None:
+    for _ in range(int(timeout_s / 0.005)):
+        if writer.flushes:
+            return
+        await asyncio.sleep(0.005)
+
+
 async def _settle() -> None:
     for _ in range(20):
         await asyncio.sleep(0)
@@ -141,10 +148,7 @@ async def test_leading_markup_waits_for_the_first_word() -> None:
     # the first text (Enter's frame) can be painted meanwhile.
     assert first_text == [""]
     writer.feed(" Title")
-    for _ in range(200):
-        if writer.flushes:
-            break
-        await asyncio.sleep(0.005)
+    await _first_write(writer)
     assert markdown.appended[0] == "## Title"
     writer.feed("\n\nmore")
     writer.end()
@@ -159,10 +163,7 @@ async def test_the_first_text_is_announced_after_it_is_written() -> None:
     writer.on_first_text = lambda: first_text.append(markdown.source)
     writer.start()
     writer.feed("Hello")
-    for _ in range(200):
-        if writer.flushes:
-            break
-        await asyncio.sleep(0.005)
+    await _first_write(writer)
     writer.feed(" there")
     writer.end()
     await writer.finish("Hello there")
@@ -190,10 +191,7 @@ async def test_what_rides_with_the_writes_skips_the_tail() -> None:
     writer.with_write = lambda: rode_with.append(markdown.source)
     writer.start()
     writer.feed("Hello")
-    for _ in range(200):
-        if writer.flushes:
-            break
-        await asyncio.sleep(0.005)
+    await _first_write(writer)
     writer.feed(" there")
     writer.end()
     await writer.finish("Hello there")

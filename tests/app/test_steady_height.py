@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app_helpers import WidgetsInApp, wait_for
-from textual.screen import Screen
+from app_helpers import WidgetsInApp, record_layouts, wait_for
 from textual.widgets._markdown import MarkdownParagraph
 from virtual_terminal import VirtualTerminal, settled
 
@@ -17,14 +16,7 @@ SENTENCE = "The reply streams in a few words at a time, as a model sends them to
 
 
 async def test_a_write_that_keeps_the_height_lays_nothing_out(monkeypatch: Any) -> None:
-    layouts: list[int] = []
-    refresh_layout = Screen._refresh_layout
-
-    def counted(screen: Screen, *args: Any, **kwargs: Any) -> None:
-        layouts.append(1)
-        refresh_layout(screen, *args, **kwargs)
-
-    monkeypatch.setattr(Screen, "_refresh_layout", counted)
+    layouts = record_layouts(monkeypatch)
     app = WidgetsInApp(ChatLog(id="chat"))
     async with app.run_test(size=(50, 24)) as pilot:
         terminal = VirtualTerminal(app)

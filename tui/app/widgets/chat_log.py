@@ -37,11 +37,6 @@ from tui.app.widgets.steady_scrollbar import SteadyScrollBar
 from tui.app.widgets.style_warm_up import warm_up_block_styles
 
 
-def is_spare(view: object) -> bool:
-    """Is this one of the hidden blocks kept for the next turn?"""
-    return isinstance(view, MessageView) and view.spare
-
-
 def _show_spare(view: MessageView) -> None:
     view.spare = False
     view.display = True
