@@ -1,0 +1,69 @@
+"""Start-up objects are frozen out of garbage collection without a collection pause, also when
+the first Enter comes before the connection is warm (a fast typist, a script)."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+from collections.abc import Coroutine, Iterator
+from typing import Any
+
+import pytest
+from app_helpers import make_app, replies, wait_for
+
+from tui.engine.demo_server import DemoThread
+
+
+@pytest.fixture
+def collections(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """Every gc.collect() call made while the test runs (generation asked for)."""
+    calls: list[int] = []
+    collect = gc.collect
+
+    def counted(generation: int = 2) -> int:
+        calls.append(generation)
+        return collect(generation)
+
+    monkeypatch.setattr(gc, "collect", counted)
+    try:
+        yield calls
+    finally:
+        gc.unfreeze()  # the next tests start from a collector like any other process's
+
+
+async def test_enter_before_the_connection_still_freezes_start_up(
+    demo: DemoThread, collections: list[int]
+) -> None:
+    gc.unfreeze()
+    app = make_app(demo.base_url)
+    call = app.network.call
+
+    async def call_after_enter(coro: Coroutine[Any, Any, Any]) -> Any:
+        # The connection (the model list) comes back only once the first reply is under way.
+        app.network.call = call  # type: ignore[method-assign]  # only this first call waits
+        while not app.busy:
+            await asyncio.sleep(0.01)
+        return await call(coro)
+
+    app.network.call = call_after_enter  # type: ignore[method-assign]
+    async with app.run_test(size=(130, 40)) as pilot:
+        await pilot.pause()
+        app.submit("hello, reply 30 tokens")
+        await wait_for(pilot, lambda: app.connected, what="the connection")
+        # Frozen while the reply was under way; no full collection stopped the loop for it.
+        assert gc.get_freeze_count() > 0
+        assert collections == []
+        await wait_for(pilot, lambda: not app.busy, what="the reply")
+        assert app.last_record is not None and app.last_record.output_tokens
+        assert replies(app)[-1].source.strip()
+
+
+async def test_start_up_is_frozen_without_a_collection(
+    demo: DemoThread, collections: list[int]
+) -> None:
+    gc.unfreeze()
+    app = make_app(demo.base_url)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_for(pilot, lambda: app.connected, what="the connection")
+        assert gc.get_freeze_count() > 0
+        assert collections == []
