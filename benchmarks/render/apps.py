@@ -207,10 +207,10 @@ ELIA = PeerAdapter(
 # The floor: a bare Textual app on the same endpoint (bare_app.py) -------------------------
 
 
-def _bare(interval_s: float) -> Callable[[Path, str], Launch]:
+def _bare(interval_s: float, plain: bool = False) -> Callable[[Path, str], Launch]:
     def prepare(home: Path, base_url: str) -> Launch:
         argv = [sys.executable, "-m", "benchmarks.render.bare_app", "--base-url", base_url]
-        argv += ["--interval", str(interval_s)]
+        argv += ["--interval", str(interval_s)] + (["--plain"] if plain else [])
         return Launch(argv, _home_env(home) | {"PYTHONPATH": str(REPO)})
 
     return prepare
@@ -233,6 +233,15 @@ TEXTUAL_COALESCED = AppAdapter(
     ready=_bare_ready,
 )
 
+# No Markdown at all: plain text in one Static, 50 ms coalescing. What any Textual app pays
+# to show a stream on this machine, whatever it renders.
+TEXTUAL_PLAIN = AppAdapter(
+    name="textual-plain",
+    label="bare Textual, plain text",
+    prepare=_bare(0.05, plain=True),
+    ready=_bare_ready,
+)
+
 ADAPTERS: dict[str, AppAdapter] = {
-    a.name: a for a in (FIRSTTOKEN, OTERM, ELIA, TEXTUAL_BARE, TEXTUAL_COALESCED)
+    a.name: a for a in (FIRSTTOKEN, OTERM, ELIA, TEXTUAL_BARE, TEXTUAL_COALESCED, TEXTUAL_PLAIN)
 }

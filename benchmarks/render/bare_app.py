@@ -5,7 +5,9 @@ anchored VerticalScroll, an Input and a Footer, nothing else (no side panel, no 
 token counting). The SSE stream is read by urllib on a thread and handed to the UI loop one
 token at a time. With --interval 0 every token is one `MarkdownStream.write()` (what
 DESIGN.md measured, and oterm's pattern); with --interval S tokens are coalesced into one
-`Markdown.append()` at most every S seconds (firsttoken's idea, without firsttoken).
+`Markdown.append()` at most every S seconds (firsttoken's idea, without firsttoken). With
+--plain the reply is plain text in one `Static`, coalesced the same way: no Markdown at all,
+the least a Textual app can do to show a stream.
 """
 
 from __future__ import annotations
@@ -42,10 +44,11 @@ def read_stream(base_url: str, prompt: str, put: callable) -> None:  # type: ign
 
 
 class BareChat(App[None]):
-    def __init__(self, base_url: str, interval_s: float) -> None:
+    def __init__(self, base_url: str, interval_s: float, plain: bool = False) -> None:
         super().__init__()
         self.base_url = base_url
         self.interval_s = interval_s
+        self.plain = plain
 
     def compose(self) -> ComposeResult:
         yield VerticalScroll(id="chat")
@@ -60,7 +63,7 @@ class BareChat(App[None]):
         chat = self.query_one("#chat", VerticalScroll)
         event.input.clear()
         await chat.mount(Static(event.value, classes="user"))
-        markdown = Markdown()
+        markdown: Markdown | Static = Static() if self.plain else Markdown()
         await chat.mount(markdown)
         tokens: asyncio.Queue[str | None] = asyncio.Queue()
         loop = asyncio.get_running_loop()
@@ -73,7 +76,21 @@ class BareChat(App[None]):
         ).start()
         self.run_worker(self._render(markdown, tokens))
 
-    async def _render(self, markdown: Markdown, tokens: asyncio.Queue[str | None]) -> None:
+    async def _render(
+        self, markdown: Markdown | Static, tokens: asyncio.Queue[str | None]
+    ) -> None:
+        shown: list[str] = []
+        if isinstance(markdown, Static):
+            while True:
+                pending = [await tokens.get()]
+                while not tokens.empty():
+                    pending.append(tokens.get_nowait())
+                done = pending[-1] is None
+                shown += [t for t in pending if t]
+                markdown.update("".join(shown), layout=True)
+                if done:
+                    return
+                await asyncio.sleep(max(self.interval_s, 0.0))
         if self.interval_s <= 0:
             stream = Markdown.get_stream(markdown)
             while (text := await tokens.get()) is not None:
@@ -97,8 +114,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--base-url", required=True)
     parser.add_argument("--interval", type=float, default=0.0)
+    parser.add_argument("--plain", action="store_true")
     args = parser.parse_args()
-    BareChat(args.base_url, args.interval).run()
+    BareChat(args.base_url, args.interval, args.plain).run()
 
 
 if __name__ == "__main__":
