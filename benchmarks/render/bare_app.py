@@ -76,9 +76,7 @@ class BareChat(App[None]):
         ).start()
         self.run_worker(self._render(markdown, tokens))
 
-    async def _render(
-        self, markdown: Markdown | Static, tokens: asyncio.Queue[str | None]
-    ) -> None:
+    async def _render(self, markdown: Markdown | Static, tokens: asyncio.Queue[str | None]) -> None:
         shown: list[str] = []
         if isinstance(markdown, Static):
             while True:
