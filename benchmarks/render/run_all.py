@@ -1,7 +1,8 @@
 """Reproduce issue 4's table: every app, both scenarios, medians, one command.
 
     python -m benchmarks.render.run_all [--short-runs 5] [--long-runs 2]
-        [--apps firsttoken,oterm,elia,textual-coalesced,textual-bare] [--scenarios short,long,fast]
+        [--apps firsttoken,oterm,elia,textual-coalesced,textual-bare,textual-plain]
+        [--scenarios short,long,fast]
 
 Peers missing from benchmarks/render/peers/.venvs are installed first. Each app gets one
 unmeasured warm-up run (so every measured start finds its bytecode compiled and its files in
@@ -58,7 +59,7 @@ def _brief(run: RunResult) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--apps", default="firsttoken,oterm,elia,textual-coalesced,textual-bare")
+    parser.add_argument("--apps", default=",".join(ADAPTERS))
     parser.add_argument("--scenarios", default="short,long,fast")
     parser.add_argument("--short-runs", type=int, default=5)
     parser.add_argument("--long-runs", type=int, default=2)
