@@ -227,9 +227,15 @@ def _trace(path: str) -> None:
     submit = FirstTokenApp.submit
 
     def traced_submit(self: FirstTokenApp, text: str) -> None:
-        log("submit")
+        log("submit", tracked=len(gc.get_objects()), frozen=gc.get_freeze_count())
         submit(self, text)
         log("submitted")
+
+    settle = FirstTokenApp._settle_memory
+
+    def traced_settle(self: FirstTokenApp) -> None:
+        settle(self)
+        log("settle", tracked=len(gc.get_objects()), frozen=gc.get_freeze_count())
 
     refresh, layout = Screen._compositor_refresh, Screen._refresh_layout
 
@@ -271,6 +277,7 @@ def _trace(path: str) -> None:
             log("gc", ms=ms, generation=info["generation"])
 
     gc.callbacks.append(on_gc)
+    FirstTokenApp._settle_memory = traced_settle  # type: ignore[method-assign]
     from textual.widget import Widget
 
     widget_refresh = Widget.refresh

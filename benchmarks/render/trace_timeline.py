@@ -15,13 +15,18 @@ NOISY = {"wants-layout", "layout-message", "screen-tick"}
 
 
 def replies(events: list[dict]) -> list[list[dict]]:
-    """Split the events at each Enter (the harness's mark), keeping what follows it."""
+    """Split the events at each Enter (the harness's mark), keeping what follows it up to the
+    next app's start ("main"): the next process's start-up is not part of this reply."""
     runs: list[list[dict]] = []
+    current: list[dict] | None = None
     for event in sorted(events, key=lambda e: e["t"]):
         if event["kind"] == "enter":
-            runs.append([event])
-        elif runs and event["kind"] != "main":
-            runs[-1].append(event)
+            current = [event]
+            runs.append(current)
+        elif event["kind"] == "main":
+            current = None
+        elif current is not None:
+            current.append(event)
     return runs
 
 
