@@ -58,6 +58,7 @@ STREAMING_TICK_EVERY = 3  # once tokens flow: every 3rd tick (~3 Hz)
 # While the reply's writes come at least this often, the figures wait for the next write and
 # share its frame (above the writer's longest pause, reply_writer.MAX_INTERVAL_S).
 WRITES_CARRY_FIGURES_S = 0.3
+WORKER_ENDED = (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED)
 
 RecordHook = Callable[[RequestRecord], RequestRecord]
 
@@ -98,6 +99,8 @@ class FirstTokenApp(App[None]):
         self.last_record: RequestRecord | None = None
         self._ready_at: float | None = None
         self.connected = False  # list_models() has answered (or failed): warm-up complete
+        self._render_warm = False  # the reply's modules are imported (or failed to)
+        self._settled = False  # start-up is over: heap frozen, collector on (see _start_up_done)
         self._preview_timer: Timer | None = None
         self._panel_forced: bool | None = None  # the user's toggle beats the width rule
         self._last_width: int | None = None
@@ -248,6 +251,10 @@ class FirstTokenApp(App[None]):
     @on(Worker.StateChanged)
     def _worker_changed(self, event: Worker.StateChanged) -> None:
         worker = event.worker
+        if worker.group == "warm-up-render" and event.state in WORKER_ENDED:
+            self._render_warm = True
+            self._start_up_done()
+            return
         if worker.group != "warm-up":
             return
         if event.state == WorkerState.SUCCESS:
@@ -277,14 +284,23 @@ class FirstTokenApp(App[None]):
             return
         finally:
             self.connected = True
-            # Even with a reply under way (Enter came before the connection was warm):
-            # freezing is not a collection, it stops nothing.
-            self._settle_memory()
-            if not self.busy:
-                self._prepare_turn()
-            gc.enable()  # off during start-up when started by the CLI (see open_app)
+            self._start_up_done()
         if models:
             self.models = sorted(set(models) | set(self.config.models))
+
+    def _start_up_done(self) -> None:
+        """Once connected and the reply's modules are imported (both in the background):
+        freeze the heap, turn the collector on, mount the next turn's blocks. Not before the
+        imports: the blocks import Textual's Markdown, and the UI loop would wait for the
+        import thread's lock (measured: a 40-60 ms stall just after the prompt appeared)."""
+        if self._settled or not (self.connected and self._render_warm):
+            return
+        self._settled = True
+        # Even with a reply under way (Enter came first): freezing stops nothing.
+        self._settle_memory()
+        if not self.busy:
+            self._prepare_turn()
+        gc.enable()  # off during start-up when started by the CLI (see open_app)
 
     # -- the panel -------------------------------------------------------------------------
 

@@ -1,16 +1,20 @@
-"""Start-up objects are frozen out of garbage collection without a collection pause, also when
-the first Enter comes before the connection is warm (a fast typist, a script)."""
+"""The end of start-up: objects frozen out of garbage collection without a collection pause,
+also when the first Enter comes before the connection is warm (a fast typist, a script); the
+next turn's blocks mounted only once the reply's modules are imported off the UI loop."""
 
 from __future__ import annotations
 
 import asyncio
 import gc
+import time
 from collections.abc import Coroutine, Iterator
 from typing import Any
 
 import pytest
 from app_helpers import make_app, replies, wait_for
 
+import tui.app.widgets.message_view
+from tui.app.widgets.chat_log import ChatLog
 from tui.engine.demo_server import DemoThread
 
 
@@ -67,3 +71,27 @@ async def test_start_up_is_frozen_without_a_collection(
         await wait_for(pilot, lambda: app.connected, what="the connection")
         assert gc.get_freeze_count() > 0
         assert collections == []
+
+
+async def test_next_turn_blocks_wait_for_the_reply_modules(
+    demo: DemoThread, monkeypatch: pytest.MonkeyPatch, collections: list[int]
+) -> None:
+    # The blocks import Textual's Markdown: mounted while the warm-up thread still imports
+    # it, the UI loop would wait on that thread's import lock.
+    warm_up = tui.app.widgets.message_view.warm_up_markdown
+    imported: list[float] = []
+
+    def slow_warm_up() -> None:
+        time.sleep(0.4)  # a cold disk: the imports end well after the connection
+        warm_up()
+        imported.append(time.perf_counter())
+
+    monkeypatch.setattr(tui.app.widgets.message_view, "warm_up_markdown", slow_warm_up)
+    gc.unfreeze()
+    app = make_app(demo.base_url)
+    async with app.run_test(size=(130, 40)) as pilot:
+        chat = app.query_one(ChatLog)
+        await wait_for(pilot, lambda: app.connected, what="the connection")
+        assert not imported and chat._spare_reply is None and gc.get_freeze_count() == 0
+        await wait_for(pilot, lambda: chat._spare_reply is not None, what="the next turn")
+        assert imported and gc.get_freeze_count() > 0
