@@ -6,7 +6,8 @@ shows the first words (the tail).
 With the profile path "-" and RENDER_TRACE=trace.jsonl it only logs timestamps (writer
 steps, layouts, frames, garbage collections) on the endpoint's clock; RENDER_TRACE_LAYOUT=1
 adds which widgets asked for a layout (RENDER_TRACE_REPAINT=1: who asked for a repaint,
-through what calls; RENDER_TRACE_OUTPUT=1: the bytes of each terminal write, by row:column painted).
+through what calls; RENDER_TRACE_OUTPUT=1: the bytes of each terminal write, by row:column painted;
+RENDER_TRACE_STALLS=1: every stretch of over 10 ms in which the UI loop ran nothing else).
 From Enter on, RENDER_COUNT_LINES=out.json counts the lines each widget class rendered afresh
 (and the time), RENDER_THREAD_CPU=out.json the CPU seconds of each app thread; both are
 written when the app stops, and any of these switches combine.
@@ -310,6 +311,27 @@ def _trace(path: str) -> None:
         )
         timer_update(self)
 
+    if os.environ.get("RENDER_TRACE_STALLS"):
+        # Every stretch of over 10 ms in which the UI loop ran nothing else, from mount on:
+        # what a key pressed then would wait for.
+        import asyncio
+
+        on_mount = FirstTokenApp.on_mount
+
+        async def watch_loop() -> None:
+            last = time.perf_counter()
+            while True:
+                await asyncio.sleep(0.001)
+                now = time.perf_counter()
+                if now - last > 0.010:
+                    log("stall", ms=(now - last) * 1000, since=last)
+                last = now
+
+        def watched_on_mount(self: FirstTokenApp) -> None:
+            on_mount(self)
+            self._stall_watch = asyncio.ensure_future(watch_loop())  # type: ignore[attr-defined]
+
+        FirstTokenApp.on_mount = watched_on_mount  # type: ignore[method-assign]
     if os.environ.get("RENDER_TRACE_OUTPUT"):
         # Which screen rows each write to the terminal paints, and how many bytes each.
         import re
