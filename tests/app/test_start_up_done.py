@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import time
+import threading
 from collections.abc import Coroutine, Iterator
 from typing import Any
 
@@ -79,12 +79,11 @@ async def test_next_turn_blocks_wait_for_the_reply_modules(
     # The blocks import Textual's Markdown: mounted while the warm-up thread still imports
     # it, the UI loop would wait on that thread's import lock.
     warm_up = tui.app.widgets.message_view.warm_up_markdown
-    imported: list[float] = []
+    imports_may_end = threading.Event()
 
     def slow_warm_up() -> None:
-        time.sleep(0.4)  # a cold disk: the imports end well after the connection
+        imports_may_end.wait(30)  # a cold disk: the imports end after the connection
         warm_up()
-        imported.append(time.perf_counter())
 
     monkeypatch.setattr(tui.app.widgets.message_view, "warm_up_markdown", slow_warm_up)
     gc.unfreeze()
@@ -92,6 +91,8 @@ async def test_next_turn_blocks_wait_for_the_reply_modules(
     async with app.run_test(size=(130, 40)) as pilot:
         chat = app.query_one(ChatLog)
         await wait_for(pilot, lambda: app.connected, what="the connection")
-        assert not imported and chat._spare_reply is None and gc.get_freeze_count() == 0
+        await pilot.pause(0.1)
+        assert chat._spare_reply is None and gc.get_freeze_count() == 0
+        imports_may_end.set()
         await wait_for(pilot, lambda: chat._spare_reply is not None, what="the next turn")
-        assert imported and gc.get_freeze_count() > 0
+        assert gc.get_freeze_count() > 0
