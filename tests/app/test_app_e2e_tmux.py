@@ -216,3 +216,29 @@ def test_what_the_terminal_shows_after_streaming_equals_a_full_repaint(
         tmux.run("send-keys", "-t", tmux.session, "C-q")
     finally:
         tmux.kill()
+
+
+def test_keys_typed_while_the_app_starts_reach_the_prompt(
+    endpoint: DemoThread, isolated_home: Path
+):
+    # Typed at once, while Python still imports: read with the terminal's first input, before
+    # the app's own start-up has focused the prompt (they went to the chat log, and were lost).
+    tmux = Tmux()
+    command = (
+        f"cd {REPO} && env -u COLUMNS -u LINES FIRSTTOKEN_HOME={isolated_home} "
+        f"{sys.executable} -m tui --base-url {endpoint.base_url}; "
+        "sleep 60"
+    )
+    try:
+        tmux.run("new-session", "-d", "-s", tmux.session, "-x", "120", "-y", "40", command)
+        tmux.run("send-keys", "-t", tmux.session, "-l", "typed early")
+        tmux.run("set-option", "-t", tmux.session, "window-size", "manual")
+        tmux.run("resize-window", "-t", tmux.session, "-x", "120", "-y", "40")
+        screen = tmux.wait_for(
+            lambda s: "enter send" in s and "tokens next request" in s, 30, "the app to be ready"
+        )
+        prompt = screen[screen.index("message") :]  # the prompt's box, at the bottom
+        assert "typed early" in prompt, screen
+        tmux.run("send-keys", "-t", tmux.session, "C-q")
+    finally:
+        tmux.kill()

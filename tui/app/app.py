@@ -63,6 +63,15 @@ WORKER_ENDED = (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED)
 RecordHook = Callable[[RequestRecord], RequestRecord]
 
 
+class ChatScreen(GrowthAwareScreen):
+    """The main screen: a growing reply repaints only its new rows (GrowthAwareScreen), and
+    the prompt has the focus from the screen's first moment. Keys typed while the app starts
+    are read before `on_mount` runs; they went to the first focusable widget (the chat log)
+    and were lost."""
+
+    AUTO_FOCUS = "#prompt"
+
+
 class FirstTokenApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "firsttoken"
@@ -776,7 +785,7 @@ class FirstTokenApp(App[None]):
     # -- the command palette: every binding, by its id -------------------------------------
 
     def get_default_screen(self) -> Screen:
-        return GrowthAwareScreen()  # a growing reply repaints only its new rows
+        return ChatScreen()
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         for command in PALETTE_COMMANDS:
