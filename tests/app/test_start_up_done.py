@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from app_helpers import make_app, replies, wait_for
 
+import tui.app.widgets.chat_log
 import tui.app.widgets.message_view
 from tui.app.widgets.chat_log import ChatLog
 from tui.engine.demo_server import DemoThread
@@ -96,3 +97,24 @@ async def test_next_turn_blocks_wait_for_the_reply_modules(
         imports_may_end.set()
         await wait_for(pilot, lambda: chat._spare_reply is not None, what="the next turn")
         assert gc.get_freeze_count() > 0
+
+
+async def test_closing_while_the_block_styles_warm_up_is_not_an_error(
+    demo: DemoThread, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The warm-up mounts a hidden reply with every block kind once start-up is done; a user
+    # who quits just then must see the app close cleanly, not a worker's MountError.
+    warm_up = tui.app.widgets.chat_log.warm_up_block_styles
+    started: list[bool] = []
+
+    async def quit_as_it_starts(parent: Any) -> None:
+        started.append(True)
+        parent.app.exit()
+        await warm_up(parent)
+
+    monkeypatch.setattr(tui.app.widgets.chat_log, "warm_up_block_styles", quit_as_it_starts)
+    app = make_app(demo.base_url)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_for(pilot, lambda: bool(started), what="the style warm-up")
+        await pilot.pause(0.2)
+    assert app.return_code in (0, None)

@@ -131,7 +131,9 @@ class ChatLog(LayoutWithoutRepaint, StoreSizeWithoutRelayout, VerticalScroll):
             self._spares_mounted = self.mount_all(spares)
         if not self._block_styles_warm:
             self._block_styles_warm = True
-            self.run_worker(warm_up_block_styles(self), group="warm-up-styles")
+            # exit_on_error=False: an app closed mid-way makes the mount fail, and a warm-up
+            # that did not finish costs the first reply ~3 ms, never the app.
+            self.run_worker(warm_up_block_styles(self), group="warm-up-styles", exit_on_error=False)
 
     def _forget_spares(self) -> None:
         self._spare_user = self._spare_reply = None
