@@ -55,6 +55,22 @@ class Tmux:
             time.sleep(0.1)
         raise AssertionError(f"timed out waiting for {what}; the pane showed:\n{screen}")
 
+    def start_firsttoken(self, home: Path, base_url: str, *args: str) -> None:
+        """`firsttoken --base-url URL ARGS` in a 120x40 pane, with its own FIRSTTOKEN_HOME."""
+        command = (
+            # COLUMNS/LINES from the test runner would override the pane size inside the app.
+            f"cd {REPO} && env -u COLUMNS -u LINES FIRSTTOKEN_HOME={home} "
+            f"{sys.executable} -m tui --base-url {base_url} {' '.join(args)}; "
+            "sleep 60"  # keep the pane after exit so a failure can still be read
+        )
+        self.run(
+            "new-session", "-d", "-s", self.session, "-x", "120", "-y", "40",
+            "-e", f"FIRSTTOKEN_HOME={home}", command,
+        )  # fmt: skip
+        # A fresh tmux server without clients may fall back to 80x24: pin the size.
+        self.run("set-option", "-t", self.session, "window-size", "manual")
+        self.run("resize-window", "-t", self.session, "-x", "120", "-y", "40")
+
     def kill(self) -> None:
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
 
@@ -70,30 +86,8 @@ def endpoint() -> Iterator[DemoThread]:
 
 def test_firsttoken_in_tmux_answers_and_shows_ttft(endpoint: DemoThread, isolated_home: Path):
     tmux = Tmux()
-    env_prefix = f"FIRSTTOKEN_HOME={isolated_home}"
-    command = (
-        # COLUMNS/LINES from the test runner would override the pane size inside the app.
-        f"cd {REPO} && env -u COLUMNS -u LINES {env_prefix} {sys.executable} -m tui "
-        f"--base-url {endpoint.base_url}; "
-        "sleep 60"  # keep the pane after exit so a failure can still be read
-    )
     try:
-        tmux.run(
-            "new-session",
-            "-d",
-            "-s",
-            tmux.session,
-            "-x",
-            "120",
-            "-y",
-            "40",
-            "-e",
-            f"FIRSTTOKEN_HOME={isolated_home}",
-            command,
-        )
-        # A fresh tmux server without clients may fall back to 80x24: pin the size.
-        tmux.run("set-option", "-t", tmux.session, "window-size", "manual")
-        tmux.run("resize-window", "-t", tmux.session, "-x", "120", "-y", "40")
+        tmux.start_firsttoken(isolated_home, endpoint.base_url)
         tmux.wait_for(
             lambda s: "enter send" in s and "tokens next request" in s, 30, "the app to be ready"
         )
@@ -131,15 +125,8 @@ def test_firsttoken_messages_file_opens_with_the_conversation(
         )
     )
     tmux = Tmux()
-    command = (
-        f"cd {REPO} && env -u COLUMNS -u LINES FIRSTTOKEN_HOME={isolated_home} "
-        f"{sys.executable} -m tui --base-url {endpoint.base_url} --messages {conversation}; "
-        "sleep 60"
-    )
     try:
-        tmux.run("new-session", "-d", "-s", tmux.session, "-x", "120", "-y", "40", command)
-        tmux.run("set-option", "-t", tmux.session, "window-size", "manual")
-        tmux.run("resize-window", "-t", tmux.session, "-x", "120", "-y", "40")
+        tmux.start_firsttoken(isolated_home, endpoint.base_url, "--messages", str(conversation))
         screen = tmux.wait_for(
             lambda s: "Seven is prime." in s and "tokens next request" in s, 30, "the loaded chat"
         )
@@ -184,14 +171,8 @@ def test_what_the_terminal_shows_after_streaming_equals_a_full_repaint(
     repainted in full, see LayoutWithoutRepaint). If that ever left stale cells, the pane
     would differ from a full repaint, which ctrl+l forces (checked below on garbage)."""
     tmux = Tmux()
-    command = (
-        f"cd {REPO} && env -u COLUMNS -u LINES FIRSTTOKEN_HOME={isolated_home} "
-        f"{sys.executable} -m tui --base-url {endpoint.base_url}; sleep 60"
-    )
     try:
-        tmux.run("new-session", "-d", "-s", tmux.session, "-x", "120", "-y", "40", command)
-        tmux.run("set-option", "-t", tmux.session, "window-size", "manual")
-        tmux.run("resize-window", "-t", tmux.session, "-x", "120", "-y", "40")
+        tmux.start_firsttoken(isolated_home, endpoint.base_url)
         tmux.wait_for(lambda s: "tokens next request" in s, 30, "the app to be ready")
         # Two turns: the second reply scrolls the chat while it streams.
         for number, prompt in enumerate(["first, reply 60 tokens", "second, reply 160 tokens"]):
@@ -224,16 +205,9 @@ def test_keys_typed_while_the_app_starts_reach_the_prompt(
     # Typed at once, while Python still imports: read with the terminal's first input, before
     # the app's own start-up has focused the prompt (they went to the chat log, and were lost).
     tmux = Tmux()
-    command = (
-        f"cd {REPO} && env -u COLUMNS -u LINES FIRSTTOKEN_HOME={isolated_home} "
-        f"{sys.executable} -m tui --base-url {endpoint.base_url}; "
-        "sleep 60"
-    )
     try:
-        tmux.run("new-session", "-d", "-s", tmux.session, "-x", "120", "-y", "40", command)
+        tmux.start_firsttoken(isolated_home, endpoint.base_url)
         tmux.run("send-keys", "-t", tmux.session, "-l", "typed early")
-        tmux.run("set-option", "-t", tmux.session, "window-size", "manual")
-        tmux.run("resize-window", "-t", tmux.session, "-x", "120", "-y", "40")
         screen = tmux.wait_for(
             lambda s: "enter send" in s and "tokens next request" in s, 30, "the app to be ready"
         )

@@ -129,6 +129,16 @@ async def _first_write(writer: ReplyWriter, timeout_s: float = 1.0) -> None:
         await asyncio.sleep(0.005)
 
 
+async def _stream_hello_there(writer: ReplyWriter) -> None:
+    """A two-write reply: "Hello" as the first write, " there" as the tail."""
+    writer.start()
+    writer.feed("Hello")
+    await _first_write(writer)
+    writer.feed(" there")
+    writer.end()
+    await writer.finish("Hello there")
+
+
 async def _settle() -> None:
     for _ in range(20):
         await asyncio.sleep(0)
@@ -161,12 +171,7 @@ async def test_the_first_text_is_announced_after_it_is_written() -> None:
     writer = ReplyWriter(markdown, interval_s=0.01)  # type: ignore[arg-type]
     first_text: list[str] = []
     writer.on_first_text = lambda: first_text.append(markdown.source)
-    writer.start()
-    writer.feed("Hello")
-    await _first_write(writer)
-    writer.feed(" there")
-    writer.end()
-    await writer.finish("Hello there")
+    await _stream_hello_there(writer)
     assert first_text == ["Hello"]  # once, with the first words already in the widget
 
 
@@ -189,11 +194,6 @@ async def test_what_rides_with_the_writes_skips_the_tail() -> None:
     writer = ReplyWriter(markdown, interval_s=0.01)  # type: ignore[arg-type]
     rode_with: list[str] = []
     writer.with_write = lambda: rode_with.append(markdown.source)
-    writer.start()
-    writer.feed("Hello")
-    await _first_write(writer)
-    writer.feed(" there")
-    writer.end()
-    await writer.finish("Hello there")
+    await _stream_hello_there(writer)
     assert markdown.source == "Hello there" and writer.flushes == 2
     assert rode_with == [""]  # with the first write (before its append), not with the tail
