@@ -15,7 +15,7 @@ import httpx2
 import pytest
 from test_client_support import closed_port, collect, demo, make_client, make_request
 
-from tui.engine.asyncio_network import AsyncioBackend, http_client_on_asyncio
+from tui.engine.asyncio_network import AsyncioBackend, AsyncioStream, http_client_on_asyncio
 from tui.engine.events import Delta
 
 TLS = Path(__file__).with_name("tls")  # a throwaway self-signed certificate for localhost
@@ -183,3 +183,100 @@ async def test_a_slow_reader_pauses_the_socket_and_loses_nothing() -> None:
     await stream.aclose()
     server.close()
     assert bytes(received) == payload
+
+
+async def test_reads_after_a_request_stop_at_the_end_of_the_response_head() -> None:
+    # The parser above must hold no body bytes when a body is diverted (client_body.py).
+    head = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+    body = b"3\r\nabc\r\n"
+    sent = asyncio.Event()
+
+    async def head_split_then_body(
+        reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(head[:-1])  # the head's end spans two packets
+        await writer.drain()
+        await asyncio.sleep(0.05)
+        writer.write(head[-1:] + body)
+        await writer.drain()
+        sent.set()
+        await asyncio.sleep(0.5)
+        writer.close()
+
+    server = await asyncio.start_server(head_split_then_body, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    stream = await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=2)
+    assert isinstance(stream, AsyncioStream)
+    await stream.write(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+    first = await stream.read(65536, timeout=2)
+    assert first == head[:-1] and not stream.at_body_start
+    await sent.wait()
+    assert await stream.read(65536, timeout=2) == head[-1:]  # the rest waits
+    assert stream.at_body_start
+    assert await stream.read(65536, timeout=2) == body
+    assert not stream.at_body_start
+    await stream.aclose()
+    server.close()
+
+
+async def test_a_diverted_body_gets_what_was_waiting_then_each_arrival() -> None:
+    arrivals = asyncio.Queue[bytes]()
+    proceed = asyncio.Event()
+
+    async def three_writes(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(b"waiting")
+        await writer.drain()
+        await proceed.wait()
+        for piece in (b"one", b"two|left for reads"):
+            writer.write(piece)
+            await writer.drain()
+            await asyncio.sleep(0.05)
+        writer.close()
+
+    server = await asyncio.start_server(three_writes, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    stream = await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=2)
+    assert isinstance(stream, AsyncioStream)
+    await asyncio.sleep(0.1)  # "waiting" is in the stream's buffer
+
+    def receive(data: bytes) -> bytes | None:
+        arrivals.put_nowait(data)
+        _, bar, rest = data.partition(b"|")
+        return rest if bar else None
+
+    ended = asyncio.Event()
+    stream.divert_body(receive, ended.set)
+    assert arrivals.get_nowait() == b"waiting"
+    proceed.set()
+    assert await asyncio.wait_for(arrivals.get(), 2) == b"one"
+    assert await asyncio.wait_for(arrivals.get(), 2) == b"two|left for reads"
+    assert await stream.read(65536, timeout=2) == b"left for reads"  # back to ordinary reads
+    assert await stream.read(65536, timeout=2) == b""
+    assert not ended.is_set()  # the diversion was over before the end
+    await stream.aclose()
+    server.close()
+
+
+async def test_a_diverted_body_learns_of_the_connection_ending() -> None:
+    async def one_write_then_close(
+        reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        await asyncio.sleep(0.05)
+        writer.write(b"partial")
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(one_write_then_close, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    stream = await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=2)
+    assert isinstance(stream, AsyncioStream)
+    received: list[bytes] = []
+    ended = asyncio.Event()
+    undo = stream.divert_body(received.append, ended.set)  # None: more to come
+    await asyncio.wait_for(ended.wait(), 2)
+    assert received == [b"partial"]
+    undo()  # after the end: nothing left to undo, and no error
+    assert await stream.read(65536, timeout=2) == b""
+    await stream.aclose()
+    server.close()

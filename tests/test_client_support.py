@@ -85,6 +85,8 @@ class Canned:
     object, CRLF line ends, reasoning and tool-call deltas, an event split across writes): the
     client still talks real HTTP to it. `pieces` are written one by one (each as one HTTP chunk
     when `chunked`), a float pauses; `written_at[i]` is perf_counter() after piece i was sent.
+    With `framed=False` the pieces are the body's bytes as sent, chunk framing included (their
+    own last chunk too); `headers` are added to the response head.
     """
 
     def __init__(
@@ -93,9 +95,13 @@ class Canned:
         *,
         chunked: bool = True,
         content_type: str = "text/event-stream",
+        framed: bool = True,
+        headers: tuple[str, ...] = (),
     ) -> None:
         self.pieces = pieces
         self.chunked = chunked
+        self.framed = framed
+        self.headers = headers
         self.content_type = content_type
         self.connections = 0
         self.requests = 0
@@ -150,19 +156,19 @@ class Canned:
             if self.chunked
             else f"Content-Length: {sum(len(p) for p in self.pieces if isinstance(p, bytes))}"
         )
-        writer.write(
-            f"HTTP/1.1 200 OK\r\nContent-Type: {self.content_type}\r\n{framing}\r\n\r\n".encode()
-        )
+        head = [f"Content-Type: {self.content_type}", framing, *self.headers]
+        writer.write(("HTTP/1.1 200 OK\r\n" + "".join(f"{h}\r\n" for h in head) + "\r\n").encode())
+        frame = self.chunked and self.framed
         for piece in self.pieces:
             if isinstance(piece, float):
                 await asyncio.sleep(piece)
                 continue
-            if self.chunked:
+            if frame:
                 piece = f"{len(piece):x}\r\n".encode() + piece + b"\r\n"
             writer.write(piece)
             await writer.drain()
             self.written_at.append(time.perf_counter())
-        if self.chunked:
+        if frame:
             writer.write(b"0\r\n\r\n")
             await writer.drain()
 

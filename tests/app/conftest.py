@@ -26,3 +26,16 @@ def slow_demo() -> Iterator[DemoThread]:
         yield thread
     finally:
         thread.stop()
+
+
+@pytest.fixture
+def paced_demo() -> Iterator[DemoThread]:
+    """400 tokens/s, no other latency: each token its own packet, so the per-token figures
+    (tokens per second, time per token) are measured; from the instant preset a short reply
+    arrives in one packet and they are rightly "—". A 400-token reply streams for about a
+    second, so a test can look at the screen between writes."""
+    thread = start_demo_in_thread(latency_model("instant", {"decode_tokens_per_s": 400.0}))
+    try:
+        yield thread
+    finally:
+        thread.stop()

@@ -95,8 +95,8 @@ def test_reply_streaming(snap_compare, demo: DemoThread):
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
-def test_finished_reply_with_metrics(snap_compare, demo: DemoThread):
-    app = snapshot_app(demo.base_url)
+def test_finished_reply_with_metrics(snap_compare, paced_demo: DemoThread):
+    app = snapshot_app(paced_demo.base_url)
 
     async def run_before(pilot):
         await wait_ready(pilot)
@@ -133,8 +133,8 @@ def test_error_block(snap_compare, demo: DemoThread):
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
-def test_light_theme(snap_compare, demo: DemoThread):
-    app = snapshot_app(demo.base_url)
+def test_light_theme(snap_compare, paced_demo: DemoThread):
+    app = snapshot_app(paced_demo.base_url)
 
     async def run_before(pilot):
         app.theme = "firsttoken-light"

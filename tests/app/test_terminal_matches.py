@@ -8,18 +8,15 @@ leaves stale cells; a check after every write finds them."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from app_helpers import WidgetsInApp, make_app, send, wait_for, wait_ready
 from textual.widgets._markdown import MarkdownHeader, MarkdownParagraph
 from virtual_terminal import VirtualTerminal, settled
 
 from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.message_view import AssistantMessage
-from tui.engine.demo_server import DemoThread, start_demo_in_thread
-from tui.engine.latency_model import latency_model
+from tui.engine.demo_server import DemoThread
 
 TEXT_BLOCKS = (MarkdownParagraph, MarkdownHeader)
 PARTS = [
@@ -56,17 +53,6 @@ async def test_each_write_leaves_the_terminal_as_a_full_repaint_would() -> None:
         await reply.markdown.update(reply.markdown.source)  # the final update
         await wait_for(pilot, lambda: settled(app), what="the final update to be painted")
         assert terminal.differences() == []
-
-
-@pytest.fixture
-def paced_demo() -> Iterator[DemoThread]:
-    """400 tokens/s: a 400-token reply streams for about a second, so the checks below see it
-    settle between writes (from the instant preset it could end before the first look)."""
-    thread = start_demo_in_thread(latency_model("instant", {"decode_tokens_per_s": 400.0}))
-    try:
-        yield thread
-    finally:
-        thread.stop()
 
 
 async def test_the_app_streaming_a_reply_leaves_the_terminal_as_a_full_repaint_would(

@@ -18,13 +18,18 @@ import asyncio
 import select
 import socket
 import ssl
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import httpcore2  # openai 3.x -> httpx2 -> httpcore2: installed with openai, never on its own
 from httpcore2 import AsyncNetworkBackend, AsyncNetworkStream
 
 _EOF = b""  # what a read returns at the end of the stream
+_HEAD_END = b"\r\n\r\n"
+
+# A diverted body's receiver: gets each piece as it arrives; returns None while the body goes
+# on, or the bytes to hand back to ordinary reads (the end of the message) when it is done.
+BodyReceiver = Callable[[bytes], "bytes | None"]
 
 # A reader that falls behind stops the socket at this much buffered, resumes below the low mark.
 HIGH_WATER = 1 << 20
@@ -41,11 +46,20 @@ class _Reader(asyncio.Protocol):
         self.error: BaseException | None = None
         self.waiter: asyncio.Future[None] | None = None
         self.write_paused: asyncio.Future[None] | None = None
+        self.receiver: BodyReceiver | None = None  # set while a body is diverted
+        self.on_receiver_end: Callable[[], None] | None = None  # the stream ended meanwhile
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
 
     def data_received(self, data: bytes) -> None:
+        receiver = self.receiver
+        if receiver is not None:
+            rest = receiver(data)  # never raises (BodyReceiver's contract)
+            if rest is None:
+                return
+            self.receiver = self.on_receiver_end = None
+            data = rest
         self.buffer += data
         if len(self.buffer) > HIGH_WATER and self.transport is not None:
             self.transport.pause_reading()
@@ -72,6 +86,11 @@ class _Reader(asyncio.Protocol):
             self.write_paused.set_result(None)
 
     def _wake(self) -> None:
+        if self.receiver is not None and self.eof:
+            on_end = self.on_receiver_end
+            self.receiver = self.on_receiver_end = None
+            if on_end is not None:
+                on_end()
         waiter = self.waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
@@ -87,19 +106,29 @@ async def _within(awaitable: Any, timeout: float | None, timeout_error: type[Exc
 
 
 class AsyncioStream(AsyncNetworkStream):
+    """Besides httpcore's contract: reads after a request stop at the end of the response head,
+    so the parser above holds no body bytes, and `divert_body` can hand the body's bytes to a
+    receiver as they arrive (client_body.py reads a streamed reply that way)."""
+
     def __init__(self, transport: asyncio.Transport, reader: _Reader) -> None:
         self._transport = transport
         self._reader = reader
+        self._in_head = False  # a request was written: reads stop at its response head's end
+        self._head_tail = b""  # the last bytes read in the head (its end may span two reads)
+        self.at_body_start = False  # the last read ended a head: the body is all still here
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
         reader = self._reader
         if not reader.buffer and not reader.eof:
             await self._wait_for_data(timeout)
+        self.at_body_start = False
         if not reader.buffer:  # the end of the stream
             if reader.error is not None:
                 raise httpcore2.ReadError(str(reader.error)) from reader.error
             return _EOF
         buffer = reader.buffer
+        if self._in_head:
+            max_bytes = self._head_read_size(buffer, max_bytes)
         if len(buffer) <= max_bytes:
             data = bytes(buffer)
             buffer.clear()
@@ -110,6 +139,42 @@ class AsyncioStream(AsyncNetworkStream):
         if len(buffer) < LOW_WATER and not transport.is_reading() and not transport.is_closing():
             transport.resume_reading()
         return data
+
+    def _head_read_size(self, buffer: bytearray, max_bytes: int) -> int:
+        """How much of `buffer` to return so the read ends with the head, if it ends here."""
+        seen = self._head_tail + bytes(buffer[:max_bytes])
+        end = seen.find(_HEAD_END)
+        if end < 0:
+            self._head_tail = seen[-3:]
+            return max_bytes
+        self._in_head = False
+        self._head_tail = b""
+        self.at_body_start = True
+        return end + len(_HEAD_END) - (len(seen) - min(len(buffer), max_bytes))
+
+    def divert_body(self, receiver: BodyReceiver, on_end: Callable[[], None]) -> Callable[[], None]:
+        """Hand every byte the connection receives to `receiver` as it arrives (within the loop's
+        callback, stamped without a task switch), starting with those already here, until the
+        receiver returns what is left for ordinary reads. `on_end` runs if the connection ends
+        first. Returns a function that ends the diversion early (idempotent)."""
+        reader = self._reader
+        held, reader.buffer = bytes(reader.buffer), bytearray()
+        rest = receiver(held) if held else None
+        if rest is not None:
+            reader.buffer += rest
+        else:
+            reader.receiver, reader.on_receiver_end = receiver, on_end
+            if reader.eof:
+                reader._wake()
+        transport = self._transport
+        if not transport.is_reading() and not transport.is_closing():
+            transport.resume_reading()
+
+        def undo() -> None:
+            if reader.receiver is receiver:
+                reader.receiver = reader.on_receiver_end = None
+
+        return undo
 
     async def _wait_for_data(self, timeout: float | None) -> None:
         loop = asyncio.get_running_loop()
@@ -127,6 +192,7 @@ class AsyncioStream(AsyncNetworkStream):
     async def write(self, buffer: bytes, timeout: float | None = None) -> None:
         if not buffer:
             return
+        self._in_head, self._head_tail = True, b""
         if self._transport.is_closing():
             raise httpcore2.WriteError("the connection is closed")
         try:

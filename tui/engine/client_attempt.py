@@ -6,11 +6,12 @@ can end it at any moment with `Task.cancel()` (a deadline, a stall, the user's c
 `finally` closes the HTTP response: no leaked connections.
 
 The SDK opens the request (URL, auth headers, timeouts, status errors as `APIStatusError`) and
-hands back the raw response; the body is read here. Each SSE event becomes a plain dict with one
-`json.loads`: the SDK's pydantic `ChatCompletionChunk` per event cost 0.59 s of CPU on a
-4,000-chunk reply (a fifth of the app's CPU for it; `json.loads` of the same events: 0.02 s).
-Reading the events ourselves also shows `data: [DONE]`, which the SDK swallows, so an early end
-can be told from a complete one (DESIGN: no finish reason AND no [DONE]).
+hands back the raw response; the body is read here: straight off the connection when it can be
+(client_body.py: no httpx layers per packet), through httpx otherwise. Each SSE event becomes a
+plain dict with one `json.loads`: the SDK's pydantic `ChatCompletionChunk` per event cost 0.59 s
+of CPU on a 4,000-chunk reply (a fifth of the app's CPU for it; `json.loads` of the same events:
+0.02 s). Reading the events ourselves also shows `data: [DONE]`, which the SDK swallows, so an
+early end can be told from a complete one (DESIGN: no finish reason AND no [DONE]).
 
 A single lazy timer keeps the per-chunk cost at one float store: the chunk deadline moves with
 every token, and the timer only re-arms itself when it fires early.
@@ -27,6 +28,7 @@ from typing import Any
 
 import openai
 
+from tui.engine.client_body import divertible_stream, read_events
 from tui.engine.client_sse import EventSplitter
 
 # Queue items, each a tuple starting with one of these tags.
@@ -126,6 +128,7 @@ class Attempt:
         self.abort_reason: str | None = None
         self._ended = False
         self._done = False  # [DONE] arrived: whatever ends the attempt now, the reply is whole
+        self._seen_token = False  # the chunk clock (chunk_timeout_s) has started
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run())
@@ -212,13 +215,25 @@ class Attempt:
 
     async def _read_events(self, http: Any) -> None:
         """Every SSE event into the queue, stamped when its bytes arrived; returns at the end."""
-        put = self._queue.put_nowait
         request = http.request
+        stream = divertible_stream(http)
+        if stream is not None:
+            done = await read_events(
+                stream, request, lambda event, at: self._take_event(event, at, request)
+            )
+            # The last chunk, read by h11 through httpx: the connection is then kept.
+            chunks = http.aiter_raw()
+            try:
+                if done:
+                    await self._drain(chunks.__anext__)
+                else:
+                    await self._read_rest(chunks.__anext__, request)
+            finally:
+                await chunks.aclose()
+            return
         feed = EventSplitter().feed
         chunks = http.aiter_bytes()
         read = chunks.__anext__
-        chunk_timeout_s = self._chunk_timeout_s
-        seen_token = False
         try:
             while True:
                 try:
@@ -229,26 +244,45 @@ class Attempt:
                     raise openai.APIConnectionError(request=request) from error
                 at = perf_counter()
                 for event in feed(data):
-                    if event.startswith(b"[DONE]"):
-                        self._done = True
-                        put((DONE, at))
-                        await self._drain(read, at)
+                    if self._take_event(event, at, request):
+                        await self._drain(read)
                         return
-                    chunk = parse_object(event, request)
-                    put((CHUNK, chunk, at))
-                    if seen_token:
-                        self._deadline = at + chunk_timeout_s
-                    elif has_token(chunk):
-                        # The chunk clock starts at the first token, not the first event: vLLM
-                        # sends the role chunk before prefill, which may legitimately take seconds.
-                        seen_token = True
-                        self._rearm(at + chunk_timeout_s, "stalled")
         finally:
             await chunks.aclose()
 
-    async def _drain(self, read: Callable[[], Awaitable[bytes]], at: float) -> None:
-        """Read (and ignore) what follows [DONE], bounded by DRAIN_S, for connection reuse."""
-        self._rearm(at + DRAIN_S, "drained")  # the abort lands in _run as an eof: _done is set
+    def _take_event(self, event: bytes, at: float, request: Any) -> bool:
+        """One event's data into the queue; True at `data: [DONE]` (take no more)."""
+        if event.startswith(b"[DONE]"):
+            self._done = True
+            self._queue.put_nowait((DONE, at))
+            self._rearm(at + DRAIN_S, "drained")  # the abort lands in _run as an eof
+            return True
+        chunk = parse_object(event, request)
+        self._queue.put_nowait((CHUNK, chunk, at))
+        if self._seen_token:
+            self._deadline = at + self._chunk_timeout_s
+        elif has_token(chunk):
+            # The chunk clock starts at the first token, not the first event: vLLM sends the
+            # role chunk before prefill, which may legitimately take seconds.
+            self._seen_token = True
+            self._rearm(at + self._chunk_timeout_s, "stalled")
+        return False
+
+    @staticmethod
+    async def _read_rest(read: Callable[[], Awaitable[bytes]], request: Any) -> None:
+        """The end of a body whose data was all read: nothing, or the error of one cut short."""
+        try:
+            while True:
+                await read()
+        except StopAsyncIteration:
+            return
+        except Exception as error:  # as the httpx path wraps it
+            raise openai.APIConnectionError(request=request) from error
+
+    @staticmethod
+    async def _drain(read: Callable[[], Awaitable[bytes]]) -> None:
+        """Read (and ignore) what follows [DONE], for connection reuse (bounded by the timer
+        `_take_event` set: DRAIN_S)."""
         while True:
             try:
                 await read()
