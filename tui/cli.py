@@ -11,6 +11,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from tui import __version__
 
@@ -137,6 +138,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="print one JSON object (reply and latency record) instead of text",
     )
 
+    _bench_parsers(sub, common)
+
     config = sub.add_parser(
         "config",
         parents=[common],
@@ -175,6 +178,87 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _lengths(text: str) -> list[int]:
+    try:
+        lengths = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected prompt lengths in tokens, comma-separated (e.g. 250,1000,4000), got {text!r}"
+        ) from None
+    if not lengths or any(length < 1 for length in lengths):
+        raise argparse.ArgumentTypeError(f"expected positive token counts, got {text!r}")
+    return lengths
+
+
+def _bench_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
+    """bench, sweep, check: repeated measured requests (tui/commands/bench.py)."""
+    codes = "Exit codes: 0 ok, 1 a request failed, 2 usage or config error, 130 interrupted."
+    bench = sub.add_parser(
+        "bench",
+        parents=[common],
+        help="TTFT and total time, trimmed vs untrimmed and streamed vs not",
+        description="Send one conversation four ways (trimmed or not, streamed or not), "
+        "taking turns, and print each way's TTFT and total time. With no prompt it uses the "
+        "built-in sample conversation (over 8,000 prompt tokens). " + codes,
+    )
+    bench.add_argument("prompt", nargs="?", default=None, help="the latest user message")
+    bench.add_argument(
+        "--messages",
+        type=Path,
+        metavar="FILE.json",
+        default=None,
+        help="a JSON list of OpenAI chat messages; PROMPT is appended to it",
+    )
+    bench.add_argument(
+        "--budget",
+        type=_positive_int,
+        metavar="N",
+        default=None,
+        help="prompt token budget for the trimmed runs (default: from the config)",
+    )
+    sweep = sub.add_parser(
+        "sweep",
+        parents=[common],
+        help="TTFT against prompt length, and the line through it",
+        description="Send prompts of given lengths in tokens (filler text, then a question), "
+        "taking turns, and print each length's TTFT and the fitted ms per prompt token. " + codes,
+    )
+    sweep.add_argument(
+        "--lengths",
+        type=_lengths,
+        metavar="N,N,...",
+        default=[250, 500, 1000, 2000, 4000],
+        help="prompt lengths in tokens (default: 250,500,1000,2000,4000)",
+    )
+    sweep.add_argument(
+        "--max-tokens",
+        type=_positive_int,
+        metavar="N",
+        default=16,
+        help="max_tokens of each request: only the first token matters here (default: 16)",
+    )
+    check = sub.add_parser(
+        "check",
+        parents=[common],
+        help="a model's TTFT against the request classes' targets",
+        description="Send a short question a few times per request class (short_qa, "
+        "long_generation, or the config's own) and compare the median TTFT with each class's "
+        "target. Exit codes: 0 every target met, 1 a target missed or a request failed, "
+        "2 usage or config error, 130 interrupted.",
+    )
+    for parser, runs in ((bench, 3), (sweep, 3), (check, 5)):
+        parser.add_argument(
+            "--runs",
+            type=_positive_int,
+            metavar="N",
+            default=runs,
+            help=f"requests per variant (default: {runs})",
+        )
+        parser.add_argument(
+            "--json", action="store_true", help="print one JSON object instead of a table"
+        )
+
+
 def _config_flags(args: argparse.Namespace):  # -> ConfigFlags (import kept lazy)
     from tui.config import ConfigFlags
 
@@ -210,6 +294,11 @@ def _dispatch(args: argparse.Namespace) -> int:
         from tui.commands import ask
 
         return ask.run(args, config)
+    if args.command in ("bench", "sweep", "check"):
+        from tui.commands import bench
+
+        runner = {"bench": bench.run_bench, "sweep": bench.run_sweep, "check": bench.run_check}
+        return runner[args.command](args, config)
     if args.command == "demo-server":
         from tui.commands import serve_demo
 

@@ -1,0 +1,255 @@
+"""`firsttoken bench`, `sweep` and `check`: repeated measured requests, a table or JSON out.
+
+Exit codes: 0 ok (check: every target met), 1 a request failed (check: a target missed),
+2 usage or config error, 130 interrupted (Ctrl-C stops after the request in flight; what was
+measured so far is printed and every record is kept).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import signal
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from tui.commands.ask import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError
+from tui.commands.bench_output import (
+    bench_lines,
+    bench_payload,
+    check_lines,
+    check_payload,
+    sweep_lines,
+    sweep_payload,
+)
+from tui.engine.bench import (
+    CHECK_QUESTION,
+    ClassVerdict,
+    Variant,
+    VariantResult,
+    filler_messages,
+    fit_line,
+    run_rounds,
+)
+from tui.engine.events import Finished
+
+if TYPE_CHECKING:
+    from tui.config import Config
+    from tui.engine.client import ChatClient
+    from tui.engine.tokens import TokenCounter
+
+T = TypeVar("T")
+Measure = Callable[["ChatClient", asyncio.Event, Callable[[str, Finished], None]], Awaitable[T]]
+
+
+def _error(message: str) -> None:
+    print(f"firsttoken: error: {message}", file=sys.stderr, flush=True)
+
+
+def _progress(label: str, finished: Finished) -> None:
+    record = finished.record
+    ttft = f"{record.ttft_ms:,.0f} ms" if record.ttft_ms is not None else "—"
+    state = "" if record.status.value == "ok" else f" ({record.status.value})"
+    print(f"  {label}: TTFT {ttft}{state}", file=sys.stderr, flush=True)
+
+
+def _measure(config: Config, counter: TokenCounter, measure: Measure[T]) -> tuple[T, bool] | int:
+    """Runs `measure` against the configured (or embedded demo) endpoint, saving every record;
+    (its result, interrupted) or an exit code."""
+    from tui.engine.endpoint import client_for, open_endpoint
+
+    store = None
+    if config.log_every_request:
+        from tui.engine.store import Store, StoreError
+
+        try:
+            store = Store()
+        except StoreError as error:
+            print(f"firsttoken: warning: records not saved: {error}", file=sys.stderr)
+
+    def on_finished(label: str, finished: Finished) -> None:
+        _progress(label, finished)
+        if store is not None:
+            try:
+                store.save_record(finished.record, finished.text)
+            except Exception as error:  # a full disk must not lose the measurements
+                print(f"firsttoken: warning: record not saved: {error}", file=sys.stderr)
+
+    async def go(client: ChatClient) -> tuple[T, bool]:
+        cancel = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signal.SIGINT, cancel.set)
+        try:
+            return await measure(client, cancel, on_finished), cancel.is_set()
+        finally:
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.remove_signal_handler(signal.SIGINT)
+            await client.aclose()
+
+    with contextlib.ExitStack() as stack:
+        if store is not None:
+            stack.callback(store.close)
+        try:
+            endpoint = stack.enter_context(open_endpoint(config))
+        except (OSError, ValueError, RuntimeError) as error:
+            _error(f"cannot start the embedded demo endpoint: {error}")
+            return EXIT_USAGE
+        if endpoint.notice:
+            print(endpoint.notice, file=sys.stderr, flush=True)
+        return asyncio.run(go(client_for(config, endpoint, counter)))
+
+
+def _finish(
+    lines: list[str], payload: dict[str, Any], as_json: bool, failed: bool, stopped: bool
+) -> int:
+    if as_json:
+        print(json.dumps(payload))
+    else:
+        print("\n".join(lines))
+    if stopped:
+        _error("interrupted: the runs that finished are above; every request's record was kept")
+        return EXIT_INTERRUPTED
+    return EXIT_FAILED if failed else EXIT_OK
+
+
+# -- bench ------------------------------------------------------------------------------------
+
+
+def run_bench(args: argparse.Namespace, config: Config) -> int:
+    from tui.commands.ask import conversation
+    from tui.engine.request_builder import build_request
+    from tui.engine.tokens import get_counter
+
+    if getattr(args, "prompt", None) is None and getattr(args, "messages", None) is None:
+        from tui.app.sample_conversation import bloated_sample
+
+        messages = bloated_sample()
+        print(
+            "firsttoken: no prompt given: using the built-in sample conversation "
+            "(over 8,000 prompt tokens, more than the default budget)",
+            file=sys.stderr,
+        )
+    else:
+        try:
+            messages = conversation(args, sys.stdin)
+        except UsageError as error:
+            _error(str(error))
+            return EXIT_USAGE
+    counter = get_counter(config.model)
+    budget = getattr(args, "budget", None)
+    variants = []
+    for trim in (False, True):
+        for stream in (True, False):
+            request = build_request(
+                messages, config, counter, trim_enabled=trim, stream=stream, budget=budget
+            )
+            label = (
+                f"{'trimmed' if trim else 'untrimmed'}, {'streamed' if stream else 'not streamed'}"
+            )
+            variants.append(Variant(label, request))
+
+    async def measure(
+        client: ChatClient, cancel: asyncio.Event, on_finished: Any
+    ) -> list[VariantResult]:
+        return await run_rounds(client, variants, args.runs, on_finished, cancel)
+
+    outcome = _measure(config, counter, measure)
+    if isinstance(outcome, int):
+        return outcome
+    results, stopped = outcome
+    failed = any(result.failures for result in results)
+    return _finish(bench_lines(results), bench_payload(results), args.json, failed, stopped)
+
+
+# -- sweep ------------------------------------------------------------------------------------
+
+
+def run_sweep(args: argparse.Namespace, config: Config) -> int:
+    from tui.engine.request_builder import build_request
+    from tui.engine.tokens import get_counter
+
+    lengths: list[int] = args.lengths
+    limit = config.context_window - config.output_limit if config.context_window else None
+    if limit is not None and max(lengths) > limit:
+        _error(
+            f"--lengths: {max(lengths):,} prompt tokens do not fit the context window "
+            f"({config.context_window:,} minus {config.output_limit:,} for the reply); "
+            "ask for shorter prompts or raise contextWindow"
+        )
+        return EXIT_USAGE
+    counter = get_counter(config.model)
+    variants = []
+    for length in lengths:
+        request = build_request(
+            filler_messages(length, counter), config, counter, trim_enabled=False, stream=True
+        )
+        variants.append(Variant(f"{length:,} tokens", replace(request, max_tokens=args.max_tokens)))
+
+    async def measure(
+        client: ChatClient, cancel: asyncio.Event, on_finished: Any
+    ) -> list[VariantResult]:
+        return await run_rounds(client, variants, args.runs, on_finished, cancel)
+
+    outcome = _measure(config, counter, measure)
+    if isinstance(outcome, int):
+        return outcome
+    results, stopped = outcome
+    points = [
+        (float(tokens), ttft)
+        for result in results
+        if (tokens := result.prompt_tokens) is not None
+        and (ttft := result.p("ttft_ms", 50)) is not None
+    ]
+    fit = fit_line(points)
+    failed = any(result.failures for result in results)
+    return _finish(
+        sweep_lines(results, fit), sweep_payload(results, fit), args.json, failed, stopped
+    )
+
+
+# -- check ------------------------------------------------------------------------------------
+
+
+def run_check(args: argparse.Namespace, config: Config) -> int:
+    from tui.engine.request_builder import build_request
+    from tui.engine.tokens import get_counter
+
+    counter = get_counter(config.model)
+    messages = [{"role": "user", "content": CHECK_QUESTION}]
+    base = build_request(messages, config, counter, trim_enabled=False, stream=True)
+    variants: list[Variant] = []
+    targets: dict[str, float] = {}
+    floor = 0  # the smallest max_tokens that the next class (in order) is chosen for
+    for request_class in config.request_classes:
+        bound = request_class.max_output_tokens
+        max_tokens = config.output_limit if bound is None else min(bound, config.output_limit)
+        if max_tokens <= floor:
+            continue  # the output limit leaves no request in this class
+        variants.append(Variant(request_class.name, replace(base, max_tokens=max_tokens)))
+        targets[request_class.name] = request_class.ttft_target_ms
+        floor = max_tokens if bound is not None else floor
+
+    async def measure(
+        client: ChatClient, cancel: asyncio.Event, on_finished: Any
+    ) -> list[VariantResult]:
+        return await run_rounds(client, variants, args.runs, on_finished, cancel)
+
+    outcome = _measure(config, counter, measure)
+    if isinstance(outcome, int):
+        return outcome
+    results, stopped = outcome
+    verdicts = [ClassVerdict(r.label, targets[r.label], r) for r in results]
+    missed = not verdicts or any(not verdict.met for verdict in verdicts)
+    thresholds = config.thresholds()
+    return _finish(
+        check_lines(verdicts, thresholds),
+        check_payload(verdicts),
+        args.json,
+        missed,
+        stopped,
+    )
