@@ -144,3 +144,28 @@ def test_ctrl_c_prints_what_finished_and_keeps_every_record(isolated_home: Path)
     assert sum("TTFT" in line for line in lines) == 2  # the finished one and the cut one
     assert "(cancelled)" in err
     assert stored_records(isolated_home) == 2
+
+
+def test_bench_never_waits_on_an_open_stdin(instant, tmp_path: Path) -> None:
+    # `ask` reads a missing prompt from stdin; a benchmark in a script must not stall on it.
+    messages = tmp_path / "chat.json"
+    messages.write_text(json.dumps([{"role": "user", "content": "hi, reply 3 tokens"}]))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tui", "bench", "--base-url", instant.base_url, "--messages",
+         str(messages), "--runs", "1", "--json"],
+        cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, env=dict(os.environ),
+    )  # fmt: skip
+    try:
+        out, err = _wait_without_closing(process)
+    finally:
+        process.kill()
+    assert process.returncode == 0, err
+    assert len(json.loads(out)["variants"]) == 4
+
+
+def _wait_without_closing(process: subprocess.Popen[str]) -> tuple[str, str]:
+    """stdout and stderr once the process ends, its stdin left open all along."""
+    assert process.stdout is not None and process.stderr is not None
+    process.wait(timeout=60)
+    return process.stdout.read(), process.stderr.read()

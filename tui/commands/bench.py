@@ -13,9 +13,8 @@ import contextlib
 import json
 import signal
 import sys
-from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from tui.commands.ask import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError
 from tui.commands.bench_output import (
@@ -42,9 +41,6 @@ if TYPE_CHECKING:
     from tui.engine.client import ChatClient
     from tui.engine.tokens import TokenCounter
 
-T = TypeVar("T")
-Measure = Callable[["ChatClient", asyncio.Event, Callable[[str, Finished], None]], Awaitable[T]]
-
 
 def _error(message: str) -> None:
     print(f"firsttoken: error: {message}", file=sys.stderr, flush=True)
@@ -57,15 +53,16 @@ def _progress(label: str, finished: Finished) -> None:
     print(f"  {label}: TTFT {ttft}{state}", file=sys.stderr, flush=True)
 
 
-def _measure(config: Config, counter: TokenCounter, measure: Measure[T]) -> tuple[T, bool] | int:
-    """Runs `measure` against the configured (or embedded demo) endpoint, saving every record;
-    (its result, interrupted) or an exit code."""
+def _measure(
+    config: Config, counter: TokenCounter, variants: list[Variant], runs: int
+) -> tuple[list[VariantResult], bool] | int:
+    """Each variant `runs` times against the configured (or embedded demo) endpoint, every
+    record saved: (the results, whether Ctrl-C stopped it early), or an exit code."""
     from tui.engine.endpoint import client_for, open_endpoint
+    from tui.engine.store import Store, StoreError
 
     store = None
     if config.log_every_request:
-        from tui.engine.store import Store, StoreError
-
         try:
             store = Store()
         except StoreError as error:
@@ -76,16 +73,17 @@ def _measure(config: Config, counter: TokenCounter, measure: Measure[T]) -> tupl
         if store is not None:
             try:
                 store.save_record(finished.record, finished.text)
-            except Exception as error:  # a full disk must not lose the measurements
+            except StoreError as error:  # a full disk must not lose the measurements
                 print(f"firsttoken: warning: record not saved: {error}", file=sys.stderr)
 
-    async def go(client: ChatClient) -> tuple[T, bool]:
+    async def go(client: ChatClient) -> tuple[list[VariantResult], bool]:
         cancel = asyncio.Event()
         loop = asyncio.get_running_loop()
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(signal.SIGINT, cancel.set)
         try:
-            return await measure(client, cancel, on_finished), cancel.is_set()
+            results = await run_rounds(client, variants, runs, on_finished, cancel)
+            return results, cancel.is_set()
         finally:
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(signal.SIGINT)
@@ -121,11 +119,21 @@ def _finish(
 
 
 def run_bench(args: argparse.Namespace, config: Config) -> int:
-    from tui.commands.ask import conversation
+    from tui.commands.ask import load_messages
     from tui.engine.request_builder import build_request
     from tui.engine.tokens import get_counter
 
-    if getattr(args, "prompt", None) is None and getattr(args, "messages", None) is None:
+    # Unlike `ask`, stdin is never read: a script's open stdin must not stall a benchmark.
+    messages: list[dict[str, Any]] = []
+    if args.messages is not None:
+        try:
+            messages = load_messages(args.messages)
+        except UsageError as error:
+            _error(str(error))
+            return EXIT_USAGE
+    if args.prompt is not None:
+        messages.append({"role": "user", "content": args.prompt})
+    if not messages:
         from tui.app.sample_conversation import bloated_sample
 
         messages = bloated_sample()
@@ -134,14 +142,8 @@ def run_bench(args: argparse.Namespace, config: Config) -> int:
             "(over 8,000 prompt tokens, more than the default budget)",
             file=sys.stderr,
         )
-    else:
-        try:
-            messages = conversation(args, sys.stdin)
-        except UsageError as error:
-            _error(str(error))
-            return EXIT_USAGE
     counter = get_counter(config.model)
-    budget = getattr(args, "budget", None)
+    budget = args.budget
     variants = []
     for trim in (False, True):
         for stream in (True, False):
@@ -153,12 +155,7 @@ def run_bench(args: argparse.Namespace, config: Config) -> int:
             )
             variants.append(Variant(label, request))
 
-    async def measure(
-        client: ChatClient, cancel: asyncio.Event, on_finished: Any
-    ) -> list[VariantResult]:
-        return await run_rounds(client, variants, args.runs, on_finished, cancel)
-
-    outcome = _measure(config, counter, measure)
+    outcome = _measure(config, counter, variants, args.runs)
     if isinstance(outcome, int):
         return outcome
     results, stopped = outcome
@@ -190,12 +187,7 @@ def run_sweep(args: argparse.Namespace, config: Config) -> int:
         )
         variants.append(Variant(f"{length:,} tokens", replace(request, max_tokens=args.max_tokens)))
 
-    async def measure(
-        client: ChatClient, cancel: asyncio.Event, on_finished: Any
-    ) -> list[VariantResult]:
-        return await run_rounds(client, variants, args.runs, on_finished, cancel)
-
-    outcome = _measure(config, counter, measure)
+    outcome = _measure(config, counter, variants, args.runs)
     if isinstance(outcome, int):
         return outcome
     results, stopped = outcome
@@ -224,7 +216,7 @@ def run_check(args: argparse.Namespace, config: Config) -> int:
     base = build_request(messages, config, counter, trim_enabled=False, stream=True)
     variants: list[Variant] = []
     targets: dict[str, float] = {}
-    floor = 0  # the smallest max_tokens that the next class (in order) is chosen for
+    floor = 0  # the largest max_tokens an earlier class is chosen for (classify: first match)
     for request_class in config.request_classes:
         bound = request_class.max_output_tokens
         max_tokens = config.output_limit if bound is None else min(bound, config.output_limit)
@@ -234,12 +226,7 @@ def run_check(args: argparse.Namespace, config: Config) -> int:
         targets[request_class.name] = request_class.ttft_target_ms
         floor = max_tokens if bound is not None else floor
 
-    async def measure(
-        client: ChatClient, cancel: asyncio.Event, on_finished: Any
-    ) -> list[VariantResult]:
-        return await run_rounds(client, variants, args.runs, on_finished, cancel)
-
-    outcome = _measure(config, counter, measure)
+    outcome = _measure(config, counter, variants, args.runs)
     if isinstance(outcome, int):
         return outcome
     results, stopped = outcome
