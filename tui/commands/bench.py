@@ -195,7 +195,7 @@ def run_sweep(args: argparse.Namespace, config: Config) -> int:
         (float(tokens), ttft)
         for result in results
         if (tokens := result.prompt_tokens) is not None
-        and (ttft := result.p("ttft_ms", 50)) is not None
+        and (ttft := result.percentile("ttft_ms", 50)) is not None
     ]
     fit = fit_line(points)
     failed = any(result.failures for result in results)

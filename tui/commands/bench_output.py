@@ -55,9 +55,15 @@ def _summary(result: VariantResult) -> dict[str, Any]:
         "runs": len(result.records),
         "ok": len(result.ok),
         "prompt_tokens": result.prompt_tokens,
-        "ttft_ms": {"p50": result.p("ttft_ms", 50), "p95": result.p("ttft_ms", 95)},
-        "total_ms": {"p50": result.p("total_ms", 50), "p95": result.p("total_ms", 95)},
-        "output_tokens_per_s": result.p("output_tokens_per_s", 50),
+        "ttft_ms": {
+            "p50": result.percentile("ttft_ms", 50),
+            "p95": result.percentile("ttft_ms", 95),
+        },
+        "total_ms": {
+            "p50": result.percentile("total_ms", 50),
+            "p95": result.percentile("total_ms", 95),
+        },
+        "output_tokens_per_s": result.percentile("output_tokens_per_s", 50),
         "ttft_ms_runs": [r.ttft_ms for r in result.records],
         "record_ids": [r.id for r in result.records],
         "errors": [r.error_message or r.status.value for r in result.failures],
@@ -78,10 +84,10 @@ def bench_lines(results: list[VariantResult]) -> list[str]:
         [
             r.label,
             _count(r.prompt_tokens),
-            duration(r.p("ttft_ms", 50)),
-            duration(r.p("ttft_ms", 95)),
-            duration(r.p("total_ms", 50)),
-            _rate(r.p("output_tokens_per_s", 50)),
+            duration(r.percentile("ttft_ms", 50)),
+            duration(r.percentile("ttft_ms", 95)),
+            duration(r.percentile("total_ms", 50)),
+            _rate(r.percentile("output_tokens_per_s", 50)),
             _runs(r),
         ]
         for r in results
@@ -92,7 +98,7 @@ def bench_lines(results: list[VariantResult]) -> list[str]:
 
     def ttft(label: str) -> float | None:
         result = by_label.get(label)
-        return result.p("ttft_ms", 50) if result else None
+        return result.percentile("ttft_ms", 50) if result else None
 
     lines.append("")
     lines.append(
@@ -114,7 +120,7 @@ def bench_payload(results: list[VariantResult]) -> dict[str, Any]:
 
 
 def sweep_lines(results: list[VariantResult], fit: LineFit | None) -> list[str]:
-    medians = [r.p("ttft_ms", 50) for r in results]
+    medians = [r.percentile("ttft_ms", 50) for r in results]
     longest = max((m for m in medians if m is not None), default=0.0)
     rows = []
     for result, median in zip(results, medians, strict=True):
@@ -124,7 +130,7 @@ def sweep_lines(results: list[VariantResult], fit: LineFit | None) -> list[str]:
                 result.label,
                 _count(result.prompt_tokens),
                 duration(median),
-                duration(result.p("ttft_ms", 95)),
+                duration(result.percentile("ttft_ms", 95)),
                 _runs(result),
                 bar,
             ]

@@ -86,7 +86,7 @@ class _Reader(asyncio.Protocol):
             self.write_paused.set_result(None)
 
     def _wake(self) -> None:
-        if self.receiver is not None and self.eof:
+        if self.receiver is not None and self.eof:  # the connection ended mid-body: say so once
             on_end = self.on_receiver_end
             self.receiver = self.on_receiver_end = None
             if on_end is not None:

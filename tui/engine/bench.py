@@ -76,7 +76,7 @@ class VariantResult:
     def failures(self) -> list[RequestRecord]:
         return [r for r in self.records if r.status is not RequestStatus.OK]
 
-    def p(self, name: str, q: float) -> float | None:
+    def percentile(self, name: str, q: float) -> float | None:
         """The q-th percentile of a record figure over the successful runs."""
         return percentile([v for r in self.ok if (v := getattr(r, name)) is not None], q)
 
@@ -189,11 +189,11 @@ class ClassVerdict:
 
     @property
     def p50_ms(self) -> float | None:
-        return self.result.p("ttft_ms", 50)
+        return self.result.percentile("ttft_ms", 50)
 
     @property
     def p95_ms(self) -> float | None:
-        return self.result.p("ttft_ms", 95)
+        return self.result.percentile("ttft_ms", 95)
 
     @property
     def met(self) -> bool:
