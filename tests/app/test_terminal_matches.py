@@ -56,13 +56,15 @@ async def test_each_write_leaves_the_terminal_as_a_full_repaint_would() -> None:
 
 
 async def test_the_app_streaming_a_reply_leaves_the_terminal_as_a_full_repaint_would(
-    paced_demo: DemoThread,
+    slow_demo: DemoThread,
 ) -> None:
-    app = make_app(paced_demo.base_url)
+    # 60 tokens/s for ~3 s: the loop below must catch the screen settled between writes, and
+    # on a loaded machine a faster stream (400 tokens/s) could end before it once did.
+    app = make_app(slow_demo.base_url, chunk_timeout_ms=30_000)
     async with app.run_test(size=(110, 30)) as pilot:
         terminal = VirtualTerminal(app)
         await wait_ready(pilot)
-        await send(pilot, "a list and code, reply 400 tokens")
+        await send(pilot, "a list and code, reply 200 tokens")
         checked = 0
 
         async def check_when_settled() -> bool:
@@ -72,7 +74,7 @@ async def test_the_app_streaming_a_reply_leaves_the_terminal_as_a_full_repaint_w
                 assert terminal.differences() == []
             return app.last_record is not None and not app.busy
 
-        for _ in range(1000):
+        for _ in range(3000):
             if await check_when_settled():
                 break
             await pilot.pause(0.01)
