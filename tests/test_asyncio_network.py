@@ -189,7 +189,7 @@ async def test_reads_after_a_request_stop_at_the_end_of_the_response_head() -> N
     # The parser above must hold no body bytes when a body is diverted (client_body.py).
     head = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
     body = b"3\r\nabc\r\n"
-    sent = asyncio.Event()
+    first_read, sent = asyncio.Event(), asyncio.Event()
 
     async def head_split_then_body(
         reader: asyncio.StreamReader, writer: asyncio.StreamWriter
@@ -197,7 +197,7 @@ async def test_reads_after_a_request_stop_at_the_end_of_the_response_head() -> N
         await reader.readuntil(b"\r\n\r\n")
         writer.write(head[:-1])  # the head's end spans two packets
         await writer.drain()
-        await asyncio.sleep(0.05)
+        await first_read.wait()  # (each step waits for the other side: no race on timing)
         writer.write(head[-1:] + body)
         await writer.drain()
         sent.set()
@@ -211,6 +211,7 @@ async def test_reads_after_a_request_stop_at_the_end_of_the_response_head() -> N
     await stream.write(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
     first = await stream.read(65536, timeout=2)
     assert first == head[:-1] and not stream.at_body_start
+    first_read.set()
     await sent.wait()
     assert await stream.read(65536, timeout=2) == head[-1:]  # the rest waits
     assert stream.at_body_start
@@ -222,23 +223,21 @@ async def test_reads_after_a_request_stop_at_the_end_of_the_response_head() -> N
 
 async def test_a_diverted_body_gets_what_was_waiting_then_each_arrival() -> None:
     arrivals = asyncio.Queue[bytes]()
-    proceed = asyncio.Event()
+    go_on = asyncio.Queue[None]()  # the test lets the server write its next piece
 
     async def three_writes(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        writer.write(b"waiting")
-        await writer.drain()
-        await proceed.wait()
-        for piece in (b"one", b"two|left for reads"):
+        for piece in (b"waiting", b"one", b"two|left for reads"):
             writer.write(piece)
             await writer.drain()
-            await asyncio.sleep(0.05)
+            await go_on.get()
         writer.close()
 
     server = await asyncio.start_server(three_writes, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
     stream = await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=2)
     assert isinstance(stream, AsyncioStream)
-    await asyncio.sleep(0.1)  # "waiting" is in the stream's buffer
+    while not stream._reader.buffer:  # "waiting" is in the stream's buffer, unread
+        await asyncio.sleep(0.01)
 
     def receive(data: bytes) -> bytes | None:
         arrivals.put_nowait(data)
@@ -248,9 +247,11 @@ async def test_a_diverted_body_gets_what_was_waiting_then_each_arrival() -> None
     ended = asyncio.Event()
     stream.divert_body(receive, ended.set)
     assert arrivals.get_nowait() == b"waiting"
-    proceed.set()
+    go_on.put_nowait(None)
     assert await asyncio.wait_for(arrivals.get(), 2) == b"one"
+    go_on.put_nowait(None)
     assert await asyncio.wait_for(arrivals.get(), 2) == b"two|left for reads"
+    go_on.put_nowait(None)
     assert await stream.read(65536, timeout=2) == b"left for reads"  # back to ordinary reads
     assert await stream.read(65536, timeout=2) == b""
     assert not ended.is_set()  # the diversion was over before the end
