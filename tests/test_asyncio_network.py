@@ -9,6 +9,7 @@ import contextlib
 import ssl
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import httpcore2
 import httpx2
@@ -185,6 +186,15 @@ async def test_a_slow_reader_pauses_the_socket_and_loses_nothing() -> None:
     assert bytes(received) == payload
 
 
+async def connected_to(handler: Any) -> tuple[asyncio.Server, AsyncioStream]:
+    """A loopback server running `handler`, and an AsyncioStream connected to it."""
+    server = await asyncio.start_server(handler, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    stream = await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=2)
+    assert isinstance(stream, AsyncioStream)
+    return server, stream
+
+
 async def test_reads_after_a_request_stop_at_the_end_of_the_response_head() -> None:
     # The parser above must hold no body bytes when a body is diverted (client_body.py).
     head = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
@@ -204,10 +214,7 @@ async def test_reads_after_a_request_stop_at_the_end_of_the_response_head() -> N
         await asyncio.sleep(0.5)
         writer.close()
 
-    server = await asyncio.start_server(head_split_then_body, "127.0.0.1", 0)
-    port = server.sockets[0].getsockname()[1]
-    stream = await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=2)
-    assert isinstance(stream, AsyncioStream)
+    server, stream = await connected_to(head_split_then_body)
     await stream.write(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
     first = await stream.read(65536, timeout=2)
     assert first == head[:-1] and not stream.at_body_start
@@ -232,10 +239,7 @@ async def test_a_diverted_body_gets_what_was_waiting_then_each_arrival() -> None
             await go_on.get()
         writer.close()
 
-    server = await asyncio.start_server(three_writes, "127.0.0.1", 0)
-    port = server.sockets[0].getsockname()[1]
-    stream = await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=2)
-    assert isinstance(stream, AsyncioStream)
+    server, stream = await connected_to(three_writes)
     while not stream._reader.buffer:  # "waiting" is in the stream's buffer, unread
         await asyncio.sleep(0.01)
 
@@ -268,10 +272,7 @@ async def test_a_diverted_body_learns_of_the_connection_ending() -> None:
         await writer.drain()
         writer.close()
 
-    server = await asyncio.start_server(one_write_then_close, "127.0.0.1", 0)
-    port = server.sockets[0].getsockname()[1]
-    stream = await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=2)
-    assert isinstance(stream, AsyncioStream)
+    server, stream = await connected_to(one_write_then_close)
     received: list[bytes] = []
     ended = asyncio.Event()
     undo = stream.divert_body(received.append, ended.set)  # None: more to come

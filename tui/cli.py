@@ -77,6 +77,20 @@ def _global_flags() -> argparse.ArgumentParser:
     return common
 
 
+def _messages_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--messages",
+        type=Path,
+        metavar="FILE.json",
+        default=None,
+        help="a JSON list of OpenAI chat messages; PROMPT is appended to it",
+    )
+
+
+def _budget_flag(parser: argparse.ArgumentParser, help_text: str) -> None:
+    parser.add_argument("--budget", type=_positive_int, metavar="N", default=None, help=help_text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = _global_flags()
     parser = argparse.ArgumentParser(
@@ -106,13 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument(
         "prompt", nargs="?", default=None, help="the question (read from stdin when omitted)"
     )
-    ask.add_argument(
-        "--messages",
-        type=Path,
-        metavar="FILE.json",
-        default=None,
-        help="a JSON list of OpenAI chat messages; PROMPT is appended to it",
-    )
+    _messages_flag(ask)
     ask.add_argument(
         "--stream",
         action=argparse.BooleanOptionalAction,
@@ -125,13 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="trim the prompt to the token budget (default: from the config)",
     )
-    ask.add_argument(
-        "--budget",
-        type=_positive_int,
-        metavar="N",
-        default=None,
-        help="prompt token budget for trimming (default: from the config)",
-    )
+    _budget_flag(ask, "prompt token budget for trimming (default: from the config)")
     ask.add_argument(
         "--json",
         action="store_true",
@@ -202,20 +204,8 @@ def _bench_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
         "built-in sample conversation (over 8,000 prompt tokens). " + codes,
     )
     bench.add_argument("prompt", nargs="?", default=None, help="the latest user message")
-    bench.add_argument(
-        "--messages",
-        type=Path,
-        metavar="FILE.json",
-        default=None,
-        help="a JSON list of OpenAI chat messages; PROMPT is appended to it",
-    )
-    bench.add_argument(
-        "--budget",
-        type=_positive_int,
-        metavar="N",
-        default=None,
-        help="prompt token budget for the trimmed runs (default: from the config)",
-    )
+    _messages_flag(bench)
+    _budget_flag(bench, "prompt token budget for the trimmed runs (default: from the config)")
     sweep = sub.add_parser(
         "sweep",
         parents=[common],

@@ -23,6 +23,7 @@ from tui.engine.events import Delta, Finished
 if TYPE_CHECKING:
     from tui.config import Config
     from tui.engine.client import ChatClient, ChatRequest
+    from tui.engine.tokens import TokenCounter
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -117,6 +118,23 @@ async def _exchange(
     return finished
 
 
+def open_client(
+    stack: contextlib.ExitStack, config: Config, counter: TokenCounter
+) -> ChatClient | None:
+    """The client for the configured endpoint, or for the embedded demo started on `stack`
+    when none is (its one-line notice on stderr); None after a one-line error."""
+    from tui.engine.endpoint import client_for, open_endpoint
+
+    try:
+        endpoint = stack.enter_context(open_endpoint(config))
+    except (OSError, ValueError, RuntimeError) as error:
+        _error(f"cannot start the embedded demo endpoint: {error}")
+        return None
+    if endpoint.notice:
+        print(endpoint.notice, file=sys.stderr, flush=True)
+    return client_for(config, endpoint, counter)
+
+
 def _save(config: Config, finished: Finished) -> None:
     if not config.log_every_request:
         return
@@ -130,7 +148,6 @@ def _save(config: Config, finished: Finished) -> None:
 
 
 def run(args: argparse.Namespace, config: Config) -> int:
-    from tui.engine.endpoint import client_for, open_endpoint
     from tui.engine.metrics import RequestStatus
     from tui.engine.request_builder import build_request
     from tui.engine.tokens import get_counter
@@ -160,14 +177,9 @@ def run(args: argparse.Namespace, config: Config) -> int:
         return EXIT_USAGE
 
     with contextlib.ExitStack() as stack:
-        try:
-            endpoint = stack.enter_context(open_endpoint(config))
-        except (OSError, ValueError, RuntimeError) as error:
-            _error(f"cannot start the embedded demo endpoint: {error}")
+        client = open_client(stack, config, counter)
+        if client is None:
             return EXIT_USAGE
-        if endpoint.notice:
-            print(endpoint.notice, file=sys.stderr, flush=True)
-        client = client_for(config, endpoint, counter)
         finished = asyncio.run(
             _exchange(client, request, show_reply=not as_json, sanitize=sys.stdout.isatty())
         )

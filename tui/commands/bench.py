@@ -16,7 +16,14 @@ import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from tui.commands.ask import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError
+from tui.commands.ask import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    UsageError,
+    open_client,
+)
 from tui.commands.bench_output import (
     bench_lines,
     bench_payload,
@@ -35,6 +42,7 @@ from tui.engine.bench import (
     run_rounds,
 )
 from tui.engine.events import Finished
+from tui.engine.metrics import RequestStatus
 
 if TYPE_CHECKING:
     from tui.config import Config
@@ -49,7 +57,7 @@ def _error(message: str) -> None:
 def _progress(label: str, finished: Finished) -> None:
     record = finished.record
     ttft = f"{record.ttft_ms:,.0f} ms" if record.ttft_ms is not None else "—"
-    state = "" if record.status.value == "ok" else f" ({record.status.value})"
+    state = "" if record.status is RequestStatus.OK else f" ({record.status.value})"
     print(f"  {label}: TTFT {ttft}{state}", file=sys.stderr, flush=True)
 
 
@@ -58,7 +66,6 @@ def _measure(
 ) -> tuple[list[VariantResult], bool] | int:
     """Each variant `runs` times against the configured (or embedded demo) endpoint, every
     record saved: (the results, whether Ctrl-C stopped it early), or an exit code."""
-    from tui.engine.endpoint import client_for, open_endpoint
     from tui.engine.store import Store, StoreError
 
     store = None
@@ -92,14 +99,10 @@ def _measure(
     with contextlib.ExitStack() as stack:
         if store is not None:
             stack.callback(store.close)
-        try:
-            endpoint = stack.enter_context(open_endpoint(config))
-        except (OSError, ValueError, RuntimeError) as error:
-            _error(f"cannot start the embedded demo endpoint: {error}")
+        client = open_client(stack, config, counter)
+        if client is None:
             return EXIT_USAGE
-        if endpoint.notice:
-            print(endpoint.notice, file=sys.stderr, flush=True)
-        return asyncio.run(go(client_for(config, endpoint, counter)))
+        return asyncio.run(go(client))
 
 
 def _finish(

@@ -135,24 +135,21 @@ async def run_rounds(
 
 def filler_messages(tokens: int, counter: TokenCounter) -> list[dict[str, Any]]:
     """One user message of about `tokens` prompt tokens (as `counter` counts a whole request,
-    the tag added per run included): filler words, then the question."""
+    with the tag each run adds): filler words, then the question."""
     words = FILLER.split()
 
     def message(n: int) -> list[dict[str, Any]]:
         text = " ".join(words[i % len(words)] for i in range(n))
-        return [{"role": "user", "content": f"[{new_tag()}] {text}\n\n{SWEEP_QUESTION}"}]
+        return [{"role": "user", "content": f"{text}\n\n{SWEEP_QUESTION}"}]
 
     low, high = 0, max(8, tokens * 2)
-    while low < high:  # the most words that still fit in `tokens`
+    while low < high:  # the most words that still fit in `tokens`, tag included
         middle = (low + high + 1) // 2
-        if counter.count_messages(message(middle)) <= tokens:
+        if counter.count_messages(tagged(message(middle), new_tag())) <= tokens:
             low = middle
         else:
             high = middle - 1
-    fitted = message(low)
-    # The tag is added again per run (tagged()): strip this one so it is not there twice.
-    fitted[0]["content"] = fitted[0]["content"].split("] ", 1)[1]
-    return fitted
+    return message(low)
 
 
 @dataclass(frozen=True)
