@@ -202,6 +202,25 @@ async def test_narrow_terminal_collapses_the_panel(demo: DemoThread):
         assert panel.display
 
 
+async def test_resizing_collapses_and_restores_the_panel(demo: DemoThread):
+    """The width rule follows each resize (it once judged by the size before the resize)."""
+    app = make_app(demo.base_url)
+    async with app.run_test(size=(130, 30)) as pilot:
+        await pilot.pause()
+        panel = app.query_one("#panel")
+        assert panel.display
+        await pilot.resize_terminal(80, 30)
+        await pilot.pause()
+        assert not panel.display
+        await pilot.resize_terminal(130, 30)
+        await pilot.pause()
+        assert panel.display
+        await pilot.press("f10")  # the user's choice beats the width rule from now on
+        await pilot.resize_terminal(140, 30)
+        await pilot.pause()
+        assert not panel.display
+
+
 async def test_palette_lists_every_command(demo: DemoThread):
     app = make_app(demo.base_url)
     async with app.run_test(size=(130, 40)) as pilot:

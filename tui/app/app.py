@@ -18,7 +18,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
@@ -112,7 +112,6 @@ class FirstTokenApp(App[None]):
         self._settled = False  # start-up is over: heap frozen, collector on (see _start_up_done)
         self._preview_timer: Timer | None = None
         self._panel_forced: bool | None = None  # the user's toggle beats the width rule
-        self._last_width: int | None = None
         # Test-only hooks: snapshots replace wall-clock figures with fixed ones.
         self.record_hook: RecordHook | None = None
         self.live_panel = True
@@ -766,11 +765,11 @@ class FirstTokenApp(App[None]):
     def _set_panel(self, visible: bool) -> None:
         self.query_one(LatencyPanel).display = visible
 
-    def on_resize(self, event: Any) -> None:
-        width = self.size.width
+    def on_resize(self, event: events.Resize) -> None:
+        # The event's size, not self.size: the app's own size is updated after this handler,
+        # so it still holds the size before the resize.
         forced = self._panel_forced
-        self._set_panel(width >= NARROW_WIDTH if forced is None else forced)
-        self._last_width = width
+        self._set_panel(event.size.width >= NARROW_WIDTH if forced is None else forced)
 
     def action_redraw(self) -> None:
         """Repaint every cell: the app paints only what changed, so text another program
