@@ -11,9 +11,12 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui import __version__
+
+if TYPE_CHECKING:
+    from tui.config import ConfigFlags
 
 EXIT_OK = 0
 EXIT_REQUEST_FAILED = 1
@@ -249,8 +252,8 @@ def _bench_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
         )
 
 
-def _config_flags(args: argparse.Namespace):  # -> ConfigFlags (import kept lazy)
-    from tui.config import ConfigFlags
+def _config_flags(args: argparse.Namespace) -> ConfigFlags:
+    from tui.config import ConfigFlags  # kept lazy (see the module's docstring)
 
     return ConfigFlags(
         config_path=getattr(args, "config", None),

@@ -197,7 +197,7 @@ TOML_KEYS: tuple[Key, ...] = (
 )
 
 # Tables whose keys are names chosen by the user (each value is itself checked by the loader).
-TOML_NAMED_TABLES = {("llm", "request_classes"): "request_classes"}
+TOML_NAMED_TABLES: dict[tuple[str, ...], str] = {("llm", "request_classes"): "request_classes"}
 REQUEST_CLASS_KEYS: dict[str, Check] = {
     "ttft_target_ms": number(0, above=True),
     "max_output_tokens": integer(1),

@@ -266,6 +266,7 @@ class FirstTokenApp(App[None]):
         if worker.group != "warm-up":
             return
         if event.state == WorkerState.SUCCESS:
+            assert worker.result is not None  # the warm-up worker returns these three
             self.counter, self.client, endpoint = worker.result
             if self.endpoint is None:
                 self.endpoint = endpoint

@@ -20,7 +20,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ScreenStackError, UnknownModeError
 
@@ -33,7 +33,7 @@ HOLD_S = 0.04
 class EnterFrameHold:
     """Screen updates held (Textual's `batch_update`) until `release()` or the deadline."""
 
-    def __init__(self, app: App[object], hold_s: float = HOLD_S) -> None:
+    def __init__(self, app: App[Any], hold_s: float = HOLD_S) -> None:
         self._app = app
         self._batch: AbstractContextManager[None] | None = app.batch_update()
         self._batch.__enter__()

@@ -115,7 +115,7 @@ class RequestRunner:
             kind = type(event)
             if kind is Delta:  # the hot path first
                 state.tokens += 1
-                state.last_token_at = event.at  # type: ignore[union-attr]
+                state.last_token_at = event.at
                 if event.kind == "content":  # type: ignore[union-attr]
                     feed(event.text)  # type: ignore[union-attr]
             elif kind is FirstToken:

@@ -193,7 +193,7 @@ def load_themes() -> ThemeLoadResult:
     return result
 
 
-def register_themes(app: App[object]) -> ThemeLoadResult:
+def register_themes(app: App[Any]) -> ThemeLoadResult:
     """Load the theme files and register each with `app`; Textual's own themes stay too.
 
     The caller shows `result.errors` (one notification per broken file).

@@ -93,12 +93,12 @@ def parse_object(data: bytes, request: Any) -> dict[str, Any]:
         raise json.JSONDecodeError(str(error), data.decode(errors="replace"), 0) from None
     if not isinstance(parsed, dict):
         raise json.JSONDecodeError("not a JSON object", data.decode(errors="replace"), 0)
-    error = parsed.get("error")
-    if error:
-        message = error.get("message") if isinstance(error, dict) else None
+    reported = parsed.get("error")
+    if reported:
+        message = reported.get("message") if isinstance(reported, dict) else None
         if not isinstance(message, str) or not message:
             message = "An error occurred during streaming"
-        raise openai.APIError(message, request, body=error)
+        raise openai.APIError(message, request, body=reported)
     return parsed
 
 

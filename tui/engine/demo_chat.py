@@ -71,7 +71,7 @@ async def answer_chat(
     wanted = requested_length(entry["messages"])
     target = model.reply_tokens if wanted is None else wanted
     capped = max_tokens is not None and max_tokens < target
-    count = max_tokens if capped else target
+    count = target if max_tokens is None else min(max_tokens, target)
     entry["finish_reason"] = "length" if capped else "stop"
     summary = ReplySummary(
         messages=entry["messages"],

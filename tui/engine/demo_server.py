@@ -178,8 +178,8 @@ class DemoServer:
             fault = parse_fault(match.group(1))
             if fault is None:
                 known = ", ".join(FAULT_SPECS)
-                page = f"unknown fault spec {match.group(1)!r}; known: {known}"
-                writer.write(http.error_page(404, page, keep_alive=request.keep_alive))
+                problem = f"unknown fault spec {match.group(1)!r}; known: {known}"
+                writer.write(http.error_page(404, problem, keep_alive=request.keep_alive))
                 await writer.drain()
                 return True
         if path == "/v1/chat/completions":
@@ -203,10 +203,10 @@ class DemoServer:
             await writer.drain()
             return True
         if fault is None and path == "/demo/requests" and request.method in ("GET", "HEAD"):
-            body = json.dumps(self.requests, ensure_ascii=False).encode()
+            listing = json.dumps(self.requests, ensure_ascii=False).encode()
             head_only = request.method == "HEAD"
             response = http.full_response(
-                200, body, "application/json", keep_alive=request.keep_alive, head_only=head_only
+                200, listing, "application/json", keep_alive=request.keep_alive, head_only=head_only
             )
             writer.write(response)
             await writer.drain()
@@ -303,7 +303,8 @@ class DemoServer:
             return True
 
         messages: list[dict] = body["messages"]
-        model_name = body.get("model") if isinstance(body.get("model"), str) else DEMO_MODEL_ID
+        requested_model = body.get("model")
+        model_name = requested_model if isinstance(requested_model, str) else DEMO_MODEL_ID
         stream = body.get("stream") is True
         options = body.get("stream_options")
         include_usage = (

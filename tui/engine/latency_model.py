@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ def latency_model(preset: str, overrides: Mapping[str, float | bool] | None = No
     """The named preset with overrides applied; ValueError naming the bad preset, key or value."""
     if preset not in PRESETS:
         raise ValueError(f"unknown demo preset {preset!r}; choose one of: {', '.join(PRESETS)}")
-    changes: dict[str, float | int | bool] = {}
+    changes: dict[str, Any] = {}  # checked per key above; replace() takes each field's type
     for key, value in (overrides or {}).items():
         if key not in _TUNABLE:
             raise ValueError(f"unknown demo latency key {key!r}; known keys: {', '.join(_TUNABLE)}")

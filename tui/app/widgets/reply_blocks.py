@@ -29,7 +29,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar
 
 from textual.await_complete import AwaitComplete
 from textual.containers import Horizontal, Vertical
@@ -153,10 +153,11 @@ class KeyedBlock:
     _item_keys: list[BlockKey | None]  # a list's items, in order (lists only)
 
     async def _update_from_block(self, block: Any) -> None:
-        if type(block) is type(self):
+        same_kind = type(block) is type(self)  # (a test that would narrow `block` for mypy)
+        if same_kind:
             if isinstance(self, MarkdownParagraph):
                 set_block_content(self, block._content)  # in place, as Textual does
-                self._copy_context(block)  # type: ignore[attr-defined]
+                self._copy_context(block)
                 self._parse_key = block._parse_key
                 return
             if isinstance(self, MarkdownFence):
@@ -185,7 +186,7 @@ def update_heading(shown: Any, fresh: Any) -> None:
 async def update_list(shown: Any, fresh: Any) -> bool:
     """Make a mounted list show `fresh` (same kind, not mounted): unchanged items are kept,
     changed ones updated in place, new ones mounted. False (nothing done): not possible."""
-    items = [block for block in fresh._blocks if isinstance(block, MarkdownListItem)]
+    items: list[Any] = [block for block in fresh._blocks if isinstance(block, MarkdownListItem)]
     rows = list(shown.children)  # one Horizontal(MarkdownBullet, Vertical(*blocks)) per item
     if not shown.is_mounted or len(items) < len(rows) or len(rows) != len(shown._item_keys):
         return False
@@ -282,9 +283,8 @@ def key_blocks(
     for inner in block._blocks:
         key_blocks(inner, keys, position, ends)
     if isinstance(block, MarkdownList):
-        block._item_keys = [
-            inner._parse_key for inner in block._blocks if isinstance(inner, MarkdownListItem)
-        ]
+        items: list[Any] = [inner for inner in block._blocks if isinstance(inner, MarkdownListItem)]
+        block._item_keys = [item._parse_key for item in items]  # type: ignore[attr-defined]
 
 
 _BLOCK_CLASSES: dict[type, type] = {}
@@ -296,7 +296,7 @@ class ReplyMarkdown(ArrangeOncePerWidth, LayoutWithoutRepaint, StoreSizeWithoutR
     its blocks once per layout pass (see one_arrangement), updates its last block in place,
     and whose final update re-mounts only the blocks that changed."""
 
-    COMPONENT_CLASSES = INLINE_COMPONENTS
+    COMPONENT_CLASSES: ClassVar[set[str]] = set(INLINE_COMPONENTS)
     DEFAULT_CSS = INLINE_STYLES_CSS
     repaint_growth_only = True  # see growth_repaint: grows at the bottom as it streams
 
