@@ -132,3 +132,30 @@ def test_concurrent_writers_in_threads(tmp_path: Path) -> None:
         thread.join()
     assert len(store.messages(chat)) == 80
     store.close()
+
+
+def test_sync_messages_rewrites_from_the_first_difference(tmp_path: Path) -> None:
+    store = Store(tmp_path / "h.sqlite3")
+    chat = store.new_chat("retried", "m")
+    for message in (
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "content": "first answer"},
+    ):
+        store.add_message(chat, message)
+    other = store.new_chat("other", "m")
+    store.add_message(other, {"role": "user", "content": "untouched"})
+
+    # A retry replaced the reply, and the user set a system prompt.
+    now = [
+        {"role": "system", "content": "be brief"},
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "content": "second answer"},
+    ]
+    store.sync_messages(chat, now)
+    assert store.messages(chat) == now
+    store.sync_messages(chat, now[:2])  # shorter: the tail goes
+    assert store.messages(chat) == now[:2]
+    store.add_message(chat, {"role": "assistant", "content": "third"})  # appends still work
+    assert store.messages(chat)[-1]["content"] == "third"
+    assert store.messages(other) == [{"role": "user", "content": "untouched"}]
+    assert [c["message_count"] for c in store.chats()] == [1, 3]

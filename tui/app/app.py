@@ -487,6 +487,7 @@ class FirstTokenApp(App[None]):
             writer.on_first_text = self._enter_hold.release
         runner = RequestRunner(self.client, request, writer, self.network)
         runner.start()  # the request is on its way before any widget is built
+        runner.chat_id = self.session.chat_id
         chat = self.query_one(ChatLog)
         view = chat.next_reply(len(self.session.messages), self.session.model)
         writer.markdown = view.markdown
@@ -535,8 +536,11 @@ class FirstTokenApp(App[None]):
             self._streaming_view = None
             self._release_enter_hold()
         if not view.is_attached:
-            return  # the app is closing (or the chat was cleared): nothing left to show
-        await self._finished(view, finished)
+            # The chat was cleared (or the app is closing): nothing left to show, but the
+            # record and what arrived still belong to the chat the request was sent from.
+            self._save_reply(runner, finished.record, finished.text)
+            return
+        await self._finished(runner, view, finished)
 
     def _release_enter_hold(self) -> None:
         hold, self._enter_hold = self._enter_hold, None
@@ -546,7 +550,9 @@ class FirstTokenApp(App[None]):
     async def _sleep(self, seconds: float) -> None:
         await asyncio.sleep(seconds)
 
-    async def _finished(self, view: AssistantMessage, finished: Finished) -> None:
+    async def _finished(
+        self, runner: RequestRunner, view: AssistantMessage, finished: Finished
+    ) -> None:
         record = finished.record
         if self.record_hook is not None:
             record = self.record_hook(record)
@@ -576,7 +582,7 @@ class FirstTokenApp(App[None]):
             panel.add_sample(
                 TtftSample(record.ttft_ms, record.trim_enabled, record.streamed, prompt_tokens)
             )
-        self._save_reply(record, text)
+        self._save_reply(runner, record, text)
         self._update_preview()
         # The reply's last words are on screen already: the next turn's blocks are mounted
         # now, so the record's layout places them too (one layout and frame fewer a reply).
@@ -603,13 +609,23 @@ class FirstTokenApp(App[None]):
             parts.append(f"{record.output_tokens} tok")
         return " · ".join(parts)
 
-    def _save_reply(self, record: RequestRecord, text: str) -> None:
-        if self.store is None:
+    def _save_reply(self, runner: RequestRunner, record: RequestRecord, text: str) -> None:
+        if self.store is None or runner.saved:
+            return
+        runner.saved = True
+        try:
+            if text and runner.chat_id is not None:
+                self.store.add_message(runner.chat_id, {"role": "assistant", "content": text})
+            self.store.save_record(record, text, chat_id=runner.chat_id)
+        except Exception as error:
+            self.notify(f"history not saved: {error}", severity="warning")
+
+    def _sync_history(self) -> None:
+        """The stored chat follows a change to its past (a retried reply, the system prompt)."""
+        if self.store is None or self.session.chat_id is None:
             return
         try:
-            if text and self.session.chat_id is not None:
-                self.store.add_message(self.session.chat_id, {"role": "assistant", "content": text})
-            self.store.save_record(record, text, chat_id=self.session.chat_id)
+            self.store.sync_messages(self.session.chat_id, self.session.messages)
         except Exception as error:
             self.notify(f"history not saved: {error}", severity="warning")
 
@@ -647,6 +663,7 @@ class FirstTokenApp(App[None]):
         self.query_one(ChatLog).remove_last_turn_replies()
         self._request_active = True
         started = self._begin_request() if self.client is not None else None
+        self._sync_history()  # after the request has left: the replaced reply goes
         self._await_reply(started)
 
     async def action_new_chat(self) -> None:
@@ -748,6 +765,7 @@ class FirstTokenApp(App[None]):
         if text is None:
             return
         self.session.set_system_prompt(text.strip())
+        self._sync_history()
         self.call_later(self._reload_chat)
 
     async def _reload_chat(self) -> None:
@@ -802,6 +820,13 @@ class FirstTokenApp(App[None]):
             self._preview_timer.stop()
         if self.prompt_history is not None:
             self.prompt_history.save()  # a prompt sent just before quitting
+        runner = self.runner
+        if runner is not None and not runner.saved:
+            # Quitting mid-reply: the reply is cancelled and its record and partial text
+            # kept, as Esc would (the request worker is being cancelled with the app).
+            finished = await runner.stop(timeout_s=1.0)
+            if finished is not None:
+                self._save_reply(runner, finished.record, finished.text)
         if self.client is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self.network.call(self.client.aclose()), 1.0)

@@ -95,6 +95,8 @@ class RequestRunner:
         self.cancel_event = asyncio.Event()  # waited on by the client, on the network loop
         self.state = RunState(sent_at=time.perf_counter())
         self._future: concurrent.futures.Future[Finished] | None = None
+        self.chat_id: int | None = None  # the stored chat the reply belongs to
+        self.saved = False  # its record (and reply) are in the store
 
     def start(self) -> None:
         """Send now (on the network loop); `run()` later awaits the outcome."""
@@ -106,6 +108,19 @@ class RequestRunner:
             self.network.call_soon(self.cancel_event.set)
         else:
             self.cancel_event.set()
+
+    async def stop(self, timeout_s: float) -> Finished | None:
+        """Cancel, and wait up to `timeout_s` for the engine's outcome (a cancelled record
+        with whatever arrived): what a closing app still saves. None: no outcome in time."""
+        self.cancel()
+        if self.state.finished is not None:
+            return self.state.finished
+        if self._future is None or self._future.cancelled():
+            return None
+        try:
+            return await asyncio.wait_for(asyncio.wrap_future(self._future), timeout_s)
+        except asyncio.TimeoutError:
+            return None
 
     async def _consume(self) -> Finished:
         state = self.state
@@ -144,7 +159,14 @@ class RequestRunner:
         else:
             self.start()
             assert self._future is not None
-            finished = await asyncio.wrap_future(self._future)
+            try:
+                # Shielded: a cancelled caller (the app closing) must not kill the request
+                # on the network loop mid-read, which would leave no outcome and no record.
+                # It is cancelled the engine's way instead, which ends with its record.
+                finished = await asyncio.shield(asyncio.wrap_future(self._future))
+            except asyncio.CancelledError:
+                self.cancel()
+                raise
         self.state.finished = finished
         await self.writer.finish(finished.text)
         return finished

@@ -168,6 +168,37 @@ class Store:
             db.execute("COMMIT")
             return int(cursor.lastrowid or 0)
 
+    def sync_messages(self, chat_id: int, messages: list[dict[str, Any]]) -> None:
+        """Make the chat's stored messages exactly `messages` (a retried reply, a changed
+        system prompt): rows up to the first difference stay, the rest are rewritten. The
+        replies a retry replaced are not lost: every request's record keeps its reply text."""
+        encoded = [json.dumps(message) for message in messages]
+        with self._locked() as db:
+            db.execute("BEGIN IMMEDIATE")
+            stored = db.execute(
+                "SELECT position, json FROM messages WHERE chat_id = ? ORDER BY position",
+                (chat_id,),
+            ).fetchall()
+            same = 0
+            while same < min(len(stored), len(encoded)) and stored[same][1] == encoded[same]:
+                same += 1
+            if same < len(stored):
+                db.execute(
+                    "DELETE FROM messages WHERE chat_id = ? AND position >= ?",
+                    (chat_id, stored[same][0]),
+                )
+            first = stored[same - 1][0] + 1 if same else 0
+            db.executemany(
+                "INSERT INTO messages (chat_id, position, role, json) VALUES (?, ?, ?, ?)",
+                [
+                    (chat_id, first + offset, str(message.get("role", "")), text)
+                    for offset, (message, text) in enumerate(
+                        zip(messages[same:], encoded[same:], strict=True)
+                    )
+                ],
+            )
+            db.execute("COMMIT")
+
     def save_record(
         self, record: RequestRecord, reply_text: str, chat_id: int | None = None
     ) -> None:

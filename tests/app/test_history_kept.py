@@ -1,0 +1,96 @@
+"""What the app stores is the chat as it stands, and no request's record is ever dropped:
+not when the app quits mid-reply, not when a new chat is started mid-reply, not when a reply
+is retried or the system prompt changes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app_helpers import make_app, send, send_and_wait, wait_for, wait_ready
+
+from tui.engine.demo_server import DemoThread
+from tui.engine.metrics import RequestStatus
+from tui.engine.store import Store
+
+
+async def _streaming(pilot, app, text: str) -> None:
+    await send(pilot, text)
+    await wait_for(
+        pilot,
+        lambda: app.runner is not None and app.runner.state.tokens >= 5,
+        timeout=30,
+        what="the first tokens",
+    )
+
+
+async def test_quitting_mid_reply_keeps_its_record_and_partial_text(
+    slow_demo: DemoThread, tmp_path: Path
+) -> None:
+    store = Store(tmp_path / "history.sqlite3")
+    app = make_app(slow_demo.base_url, store=store, chunk_timeout_ms=30_000)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_ready(pilot)
+        await _streaming(pilot, app, "reply 3000 tokens")
+        await pilot.press("ctrl+q")
+    (record,) = store.records()
+    assert record["status"] == RequestStatus.CANCELLED.value
+    assert record["reply_text"].strip()
+    assert len(record["reply_text"].split()) < 3000
+    chat_id = store.chats()[0]["id"]
+    assert record["chat_id"] == chat_id
+    stored = store.messages(chat_id)
+    assert [m["role"] for m in stored] == ["user", "assistant"]
+    assert stored[1]["content"] == record["reply_text"]
+    store.close()
+
+
+async def test_a_new_chat_mid_reply_files_the_reply_under_the_old_chat(
+    slow_demo: DemoThread, tmp_path: Path
+) -> None:
+    store = Store(tmp_path / "history.sqlite3")
+    app = make_app(slow_demo.base_url, store=store, chunk_timeout_ms=30_000)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_ready(pilot)
+        await _streaming(pilot, app, "reply 3000 tokens")
+        old_chat = app.session.chat_id
+        await pilot.press("ctrl+n")
+        await wait_for(pilot, lambda: not app.busy, timeout=30, what="the cancelled end")
+        assert app.session.messages == []
+        (record,) = store.records()
+        assert record["status"] == RequestStatus.CANCELLED.value
+        assert record["chat_id"] == old_chat
+        assert [m["role"] for m in store.messages(old_chat)] == ["user", "assistant"]
+    store.close()
+
+
+async def test_retry_and_system_prompt_leave_the_stored_chat_as_shown(
+    demo: DemoThread, tmp_path: Path
+) -> None:
+    store = Store(tmp_path / "history.sqlite3")
+    app = make_app(demo.base_url, store=store)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_ready(pilot)
+        first = await send_and_wait(pilot, "hello, reply 10 tokens")
+        await pilot.press("f5")
+        await wait_for(
+            pilot,
+            lambda: app.last_record is not first and not app.busy,
+            what="the retried reply",
+        )
+        chat_id = app.session.chat_id
+        assert chat_id is not None
+        assert store.messages(chat_id) == app.session.messages
+        assert [m["role"] for m in app.session.messages] == ["user", "assistant"]
+        # Both replies' records are kept, the replaced one included.
+        assert len(store.records(chat_id=chat_id)) == 2
+
+        await pilot.press("f9")
+        await pilot.press(*"be brief")
+        await pilot.press("ctrl+s")
+        await wait_for(
+            pilot, lambda: app.session.system_prompt == "be brief", what="the system prompt"
+        )
+        await pilot.pause(0.05)
+        assert store.messages(chat_id) == app.session.messages
+        assert store.messages(chat_id)[0] == {"role": "system", "content": "be brief"}
+    store.close()
