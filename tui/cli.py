@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 EXIT_OK = 0
 EXIT_REQUEST_FAILED = 1
 EXIT_USAGE = 2
+LATEST_CHAT = 0  # --resume with no id: the newest saved chat
 
 
 def _positive_int(text: str) -> int:
@@ -110,6 +111,16 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="open the app with this conversation (OpenAI message list) loaded",
     )
+    parser.add_argument(
+        "--resume",
+        nargs="?",
+        type=_positive_int,
+        const=LATEST_CHAT,
+        default=None,
+        metavar="CHAT",
+        help="open a saved chat and carry on (the latest when CHAT is left out; "
+        "`firsttoken history --chats` lists them)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     ask = sub.add_parser(
@@ -144,6 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     _bench_parsers(sub, common)
+    _history_parser(sub, common)
 
     config = sub.add_parser(
         "config",
@@ -181,6 +193,30 @@ def build_parser() -> argparse.ArgumentParser:
         help="append one JSON line per request with the server's timestamps",
     )
     return parser
+
+
+def _history_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    history = sub.add_parser(
+        "history",
+        parents=[common],
+        help="saved chats and every request's latency record",
+        description="Show the history file: request records oldest first (the latest "
+        "--limit), or the saved chats. --json prints the stored records (reply text "
+        "included) as JSON lines; --otel the same records under OpenTelemetry GenAI names.",
+    )
+    which = history.add_mutually_exclusive_group()
+    which.add_argument("--chats", action="store_true", help="list the saved chats instead")
+    which.add_argument(
+        "--chat", type=_positive_int, metavar="ID", default=None, help="only this chat's records"
+    )
+    history.add_argument(
+        "--limit", type=_positive_int, metavar="N", default=20, help="records to show (20)"
+    )
+    form = history.add_mutually_exclusive_group()
+    form.add_argument("--json", action="store_true", help="JSON lines instead of a table")
+    form.add_argument(
+        "--otel", action="store_true", help="JSON lines under OpenTelemetry GenAI names"
+    )
 
 
 def _lengths(text: str) -> list[int]:
@@ -272,6 +308,10 @@ def _fail(message: str, code: int) -> int:
 def _dispatch(args: argparse.Namespace) -> int:
     from tui.config import ConfigError, load_config
 
+    if args.command == "history":
+        from tui.commands import history  # needs no config: it only reads the history file
+
+        return history.run(args)
     flags = _config_flags(args)
     if args.command == "config":
         from tui.commands import show_config

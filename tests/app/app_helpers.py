@@ -40,13 +40,15 @@ class WidgetsInApp(App[None]):
         yield from self._widgets
 
 
-def make_app(base_url: str, *, store: Any = None, **overrides: Any) -> FirstTokenApp:
+def make_app(
+    base_url: str, *, store: Any = None, resume_chat: int | None = None, **overrides: Any
+) -> FirstTokenApp:
     """The app against `base_url` with an isolated config (no files, no env)."""
     config = load_config(ConfigFlags(base_url=base_url), env={})
     if overrides:
         config = dataclasses.replace(config, **overrides)
     endpoint = Endpoint(base_url=base_url, api_key="demo", simulated=True)
-    return FirstTokenApp(config, endpoint, store=store, remember=False)
+    return FirstTokenApp(config, endpoint, store=store, remember=False, resume_chat=resume_chat)
 
 
 async def wait_for(

@@ -94,3 +94,76 @@ async def test_retry_and_system_prompt_leave_the_stored_chat_as_shown(
         assert store.messages(chat_id) == app.session.messages
         assert store.messages(chat_id)[0] == {"role": "system", "content": "be brief"}
     store.close()
+
+
+async def test_a_loaded_conversation_sent_as_it_stands_becomes_a_chat(
+    demo: DemoThread, tmp_path: Path
+) -> None:
+    store = Store(tmp_path / "history.sqlite3")
+    app = make_app(demo.base_url, store=store)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("f6")  # the sample ends with a user message: Enter sends it
+        await wait_for(pilot, app.session.awaiting_reply, what="the sample")
+        before = app.last_record
+        await pilot.press("enter")
+        await wait_for(
+            pilot, lambda: app.last_record is not before and not app.busy, what="the reply"
+        )
+        chat_id = app.session.chat_id
+        assert chat_id is not None
+        assert store.messages(chat_id) == app.session.messages
+        assert store.records()[0]["chat_id"] == chat_id
+        assert store.chats()[0]["title"].startswith("Given all that")
+    store.close()
+
+
+async def _saved_chat(store: Store, title: str, reply: str) -> int:
+    chat_id = store.new_chat(title, "old-model")
+    store.add_message(chat_id, {"role": "user", "content": title})
+    store.add_message(chat_id, {"role": "assistant", "content": reply})
+    return chat_id
+
+
+async def test_ctrl_g_opens_a_saved_chat_and_carries_on_in_it(
+    demo: DemoThread, tmp_path: Path
+) -> None:
+    store = Store(tmp_path / "history.sqlite3")
+    app = make_app(demo.base_url, store=store)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_ready(pilot)
+        first = await send_and_wait(pilot, "the first chat, reply 10 tokens")
+        await pilot.press("ctrl+n")
+        await send_and_wait(pilot, "the second chat, reply 10 tokens")
+        second_chat = app.session.chat_id
+        await pilot.press("ctrl+g")
+        await pilot.pause()
+        await pilot.press(*"first", "enter")
+        await wait_for(
+            pilot, lambda: app.session.chat_id not in (None, second_chat), what="the first chat"
+        )
+        first_chat = app.session.chat_id
+        assert app.session.messages[0]["content"] == "the first chat, reply 10 tokens"
+        assert app.last_record is not None and app.last_record.id == first.id
+        shown = app.query_one("#panel").query_one("TtftHistory")
+        assert len(shown.samples) == 1  # the TTFT history is the opened chat's
+        await send_and_wait(pilot, "and one more, reply 5 tokens")
+        assert store.messages(first_chat) == app.session.messages
+        assert len(app.session.messages) == 4
+        assert [c["message_count"] for c in store.chats()] == [2, 4]
+    store.close()
+
+
+async def test_resume_opens_the_chat_after_the_first_frame(
+    demo: DemoThread, tmp_path: Path
+) -> None:
+    store = Store(tmp_path / "history.sqlite3")
+    chat_id = await _saved_chat(store, "what is TTFT?", "time to first token")
+    app = make_app(demo.base_url, store=store, resume_chat=chat_id)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_ready(pilot)
+        await wait_for(pilot, lambda: app.session.chat_id == chat_id, what="the resumed chat")
+        assert app.session.messages[-1]["content"] == "time to first token"
+        await send_and_wait(pilot, "thanks, reply 5 tokens")
+        assert len(store.messages(chat_id)) == 4
+    store.close()

@@ -8,6 +8,7 @@ from textual.app import App, ComposeResult
 from textual.screen import Screen
 from textual.widgets import Input, Label, OptionList, Static, TextArea
 
+from tui.app.screens.chat_picker import ChatPicker, when
 from tui.app.screens.help import HelpScreen
 from tui.app.screens.model_picker import ModelPicker
 from tui.app.screens.system_prompt import SystemPromptScreen
@@ -151,3 +152,58 @@ async def test_system_prompt_starts_empty_without_a_prompt() -> None:
         await pilot.press("escape")
         await pilot.pause()
         assert app.result is None
+
+
+CHATS = [  # as Store.chats() gives them: newest first
+    {
+        "id": 7,
+        "title": "why is\nprefill slow?",
+        "model": "qwen-7b",
+        "created_at_epoch": 3e9,
+        "message_count": 4,
+    },
+    {"id": 3, "title": "hello", "model": "gpt-4o", "created_at_epoch": 2e9, "message_count": 1},
+    {"id": 1, "title": "x" * 200, "model": "gpt-4o", "created_at_epoch": 1e9, "message_count": 2},
+]
+
+
+async def test_chat_picker_starts_on_the_current_chat_and_filters_by_title_or_model() -> None:
+    app = Host(ChatPicker(CHATS, current=3))
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert _option_ids(app) == ["7", "3", "1"]
+        assert app.screen.query_one(OptionList).highlighted == 1
+        await pilot.press(*"PREFILL")
+        await pilot.pause()
+        assert _option_ids(app) == ["7"]
+        await pilot.press(*["backspace"] * 7, *"gpt-4o")
+        await pilot.pause()
+        assert _option_ids(app) == ["3", "1"]
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        assert app.result == 1
+
+
+async def test_chat_picker_shows_each_chat_on_two_short_lines_and_escape_cancels() -> None:
+    app = Host(ChatPicker(CHATS))
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        options = app.screen.query_one(OptionList)
+        first, _, long = (str(options.get_option_at_index(i).prompt) for i in range(3))
+        assert first.splitlines()[0].strip() == "why is prefill slow?"
+        assert "qwen-7b · 4 messages" in first.splitlines()[1]
+        assert len(long.splitlines()[0]) < 70 and long.splitlines()[0].endswith("…")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.result is None
+
+
+def test_when_says_the_time_today_and_the_date_otherwise() -> None:
+    import time
+
+    now = time.mktime((2026, 11, 30, 15, 0, 0, 0, 0, -1))
+    assert when(now - 3600, now) == "14:00"
+    assert when(now - 3 * 86400, now) == "Nov 27"
+    assert when(now - 400 * 86400, now) == time.strftime(
+        "%Y-%m-%d", time.localtime(now - 400 * 86400)
+    )

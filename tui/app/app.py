@@ -40,7 +40,7 @@ from tui.app.widgets.latency_panel import LatencyPanel
 from tui.app.widgets.message_view import AssistantMessage
 from tui.app.widgets.prompt_input import PromptInput
 from tui.app.widgets.reply_writer import ReplyWriter
-from tui.app.widgets.ttft_history import TtftSample, format_ms
+from tui.app.widgets.ttft_history import HISTORY_LENGTH, TtftSample, format_ms
 from tui.engine.metrics import RequestRecord, RequestStatus
 
 if TYPE_CHECKING:
@@ -87,6 +87,7 @@ class FirstTokenApp(App[None]):
         store: Store | None = None,
         remember: bool = True,
         open_endpoint: Callable[[], AbstractContextManager[Endpoint]] | None = None,
+        resume_chat: int | None = None,
     ) -> None:
         super().__init__()
         self.config = config
@@ -98,6 +99,7 @@ class FirstTokenApp(App[None]):
         self.endpoint_notice: str | None = None
         self.session = ChatSession.from_config(config, messages)
         self.store = store
+        self._resume_chat = resume_chat  # a saved chat to open once the first frame is out
         self.remember = remember  # False in tests that must not touch preferences
         self.counter: TokenCounter | None = None
         self.client: ChatClient | None = None
@@ -171,6 +173,8 @@ class FirstTokenApp(App[None]):
             self.notify(warning, title="config", severity="warning", timeout=10)
         # After the first frame: the heavy imports must not delay the first paint (GIL).
         self.call_after_refresh(self._warm_up)
+        if self._resume_chat is not None:
+            self.call_after_refresh(self._open_chat, self._resume_chat)
 
     def _host(self) -> str:
         if self.host_label is not None:
@@ -467,13 +471,25 @@ class FirstTokenApp(App[None]):
             return
         try:
             if self.session.chat_id is None:
-                title = str(message.get("content") or "chat")[:60]
-                self.session.chat_id = self.store.new_chat(title, self.session.model)
-                for earlier in self.session.messages[:-1]:
-                    self.store.add_message(self.session.chat_id, earlier)
-            self.store.add_message(self.session.chat_id, message)
+                self._create_chat()  # with every message so far, this one included
+            else:
+                self.store.add_message(self.session.chat_id, message)
         except Exception as error:  # history is not worth losing the reply over
             self.notify(f"history not saved: {error}", severity="warning")
+
+    def _create_chat(self) -> None:
+        """Save the conversation as a new chat, titled by its latest user message."""
+        assert self.store is not None
+        title = next(
+            (
+                str(message.get("content") or "")[:60]
+                for message in reversed(self.session.messages)
+                if message.get("role") == "user"
+            ),
+            "chat",
+        )
+        self.session.chat_id = self.store.new_chat(title or "chat", self.session.model)
+        self.store.sync_messages(self.session.chat_id, self.session.messages)
 
     def _begin_request(self) -> tuple[RequestRunner, AssistantMessage]:
         """Build the request and hand it to the network loop now; the reply's block is
@@ -577,11 +593,9 @@ class FirstTokenApp(App[None]):
             chat.add_error(record.error_kind or status.value, record.error_message or status.value)
         panel = self.query_one(LatencyPanel)
         panel.show_record(record)
-        if record.ttft_ms is not None and status != RequestStatus.ERROR:
-            prompt_tokens = record.prompt_tokens_usage or record.tokens_after
-            panel.add_sample(
-                TtftSample(record.ttft_ms, record.trim_enabled, record.streamed, prompt_tokens)
-            )
+        sample = TtftSample.of(record)
+        if sample is not None:
+            panel.add_sample(sample)
         self._save_reply(runner, record, text)
         self._update_preview()
         # The reply's last words are on screen already: the next turn's blocks are mounted
@@ -620,12 +634,16 @@ class FirstTokenApp(App[None]):
         except Exception as error:
             self.notify(f"history not saved: {error}", severity="warning")
 
-    def _sync_history(self) -> None:
-        """The stored chat follows a change to its past (a retried reply, the system prompt)."""
-        if self.store is None or self.session.chat_id is None:
+    def _sync_history(self, create: bool = False) -> None:
+        """The stored chat follows a change to its past (a retried reply, the system prompt);
+        with `create`, a conversation not saved yet (loaded, then sent) becomes a chat."""
+        if self.store is None or (self.session.chat_id is None and not create):
             return
         try:
-            self.store.sync_messages(self.session.chat_id, self.session.messages)
+            if self.session.chat_id is None:
+                self._create_chat()
+            else:
+                self.store.sync_messages(self.session.chat_id, self.session.messages)
         except Exception as error:
             self.notify(f"history not saved: {error}", severity="warning")
 
@@ -661,9 +679,9 @@ class FirstTokenApp(App[None]):
             self.notify("nothing to retry yet", severity="warning")
             return
         self.query_one(ChatLog).remove_last_turn_replies()
+        self._sync_history(create=True)  # before the request: its record names the chat
         self._request_active = True
         started = self._begin_request() if self.client is not None else None
-        self._sync_history()  # after the request has left: the replaced reply goes
         self._await_reply(started)
 
     async def action_new_chat(self) -> None:
@@ -680,6 +698,49 @@ class FirstTokenApp(App[None]):
         self._refresh_panel()
         self._update_preview()
         self._prepare_turn()
+
+    def action_open_chat(self) -> None:
+        from tui.app.screens.chat_picker import ChatPicker
+
+        if self.store is None:
+            self.notify(
+                "history is not being saved, so there is no chat to open", severity="warning"
+            )
+            return
+        try:
+            chats = self.store.chats()
+        except Exception as error:
+            self.notify(f"history not readable: {error}", severity="error")
+            return
+        if not chats:
+            self.notify("no saved chats yet: a chat is saved when its first message is sent")
+            return
+        self.push_screen(ChatPicker(chats, self.session.chat_id), self._open_chat)
+
+    async def _open_chat(self, chat_id: int | None) -> None:
+        if chat_id is None or chat_id == self.session.chat_id or self.store is None:
+            return
+        from tui.engine.store import record_from_dict
+
+        try:
+            messages = self.store.messages(chat_id)
+            stored = self.store.records(limit=HISTORY_LENGTH, chat_id=chat_id)
+            records = [record_from_dict(data) for data in reversed(stored)]  # oldest first
+        except Exception as error:
+            self.notify(f"history not readable: {error}", severity="error")
+            return
+        if self.busy and self.runner is not None:
+            self.runner.cancel()  # its record is filed under the chat it was sent from
+        await self.load_messages(messages)
+        self.session.chat_id = chat_id  # what is sent next is added to this chat
+        self.last_record = records[-1] if records else None
+        panel = self.query_one(LatencyPanel)
+        panel.clear_history()
+        for record in records:
+            sample = TtftSample.of(record)
+            if sample is not None:
+                panel.add_sample(sample)
+        self._refresh_panel()
 
     async def action_load_sample(self) -> None:
         if self.busy:

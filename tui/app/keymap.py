@@ -15,6 +15,7 @@ APP_BINDINGS: tuple[Binding, ...] = (
     Binding("f3,ctrl+o", "toggle_streaming", "stream", priority=True, id="toggle_streaming"),
     Binding("f5,ctrl+r", "retry", "retry", priority=True, id="retry"),
     Binding("ctrl+n", "new_chat", "new", priority=True, id="new_chat"),
+    Binding("ctrl+g", "open_chat", "chats", show=False, id="open_chat"),
     Binding("f2", "switch_model", "model", id="switch_model"),
     Binding("f6", "load_sample", "sample", priority=True, id="load_sample"),
     Binding("f4", "switch_theme", "theme", show=False, id="switch_theme"),
@@ -39,6 +40,7 @@ HELP_ENTRIES: list[tuple[str, str, str]] = [
     ("esc", "cancel the reply; what arrived stays, marked cancelled", "Chat"),
     ("f5 / ctrl+r", "retry the last request", "Chat"),
     ("ctrl+n", "new chat", "Chat"),
+    ("ctrl+g", "open a saved chat and carry on where it stopped", "Chat"),
     ("f9", "set this chat's system prompt", "Chat"),
     ("f7", "copy the last reply", "Chat"),
     ("f8", "copy the last code block of the last reply", "Chat"),
@@ -74,6 +76,7 @@ PALETTE_COMMANDS: tuple[PaletteCommand, ...] = (
     PaletteCommand("Toggle streaming", "stream the next reply (f3 / ctrl+o)", "toggle_streaming"),
     PaletteCommand("Retry last request", "send the last prompt again (f5 / ctrl+r)", "retry"),
     PaletteCommand("New chat", "clear the conversation (ctrl+n)", "new_chat"),
+    PaletteCommand("Open a saved chat", "carry on a chat from history (ctrl+g)", "open_chat"),
     PaletteCommand("Switch model", "pick a model from /v1/models (f2)", "switch_model"),
     PaletteCommand("Switch theme", "pick a theme (f4)", "switch_theme"),
     PaletteCommand(

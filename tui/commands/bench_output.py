@@ -22,7 +22,7 @@ def _rate(value: float | None) -> str:
     return "—" if value is None else f"{value:,.0f}"
 
 
-def _table(header: list[str], rows: list[list[str]], bar: bool = False) -> list[str]:
+def table(header: list[str], rows: list[list[str]], bar: bool = False) -> list[str]:
     """Columns aligned: the first to the left, figures to the right (a last `bar` column to
     the left, so its bars start together)."""
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
@@ -93,7 +93,7 @@ def bench_lines(results: list[VariantResult]) -> list[str]:
         for r in results
     ]
     header = ["variant", "prompt tok", "TTFT p50", "TTFT p95", "total p50", "tok/s", "runs"]
-    lines = _table(header, rows)
+    lines = table(header, rows)
     by_label = {r.label: r for r in results}
 
     def ttft(label: str) -> float | None:
@@ -135,7 +135,7 @@ def sweep_lines(results: list[VariantResult], fit: LineFit | None) -> list[str]:
                 bar,
             ]
         )
-    lines = _table(["asked", "prompt tok", "TTFT p50", "TTFT p95", "runs", ""], rows, bar=True)
+    lines = table(["asked", "prompt tok", "TTFT p50", "TTFT p95", "runs", ""], rows, bar=True)
     lines.append("")
     if fit is None:
         lines.append("fit: needs TTFT at two prompt lengths or more")
@@ -175,7 +175,7 @@ def check_lines(verdicts: list[ClassVerdict], thresholds: Thresholds) -> list[st
             ]
         )
     header = ["request class", "TTFT target", "TTFT p50", "TTFT p95", "level", "runs", ""]
-    lines = _table(header, rows)
+    lines = table(header, rows)
     lines.append("")
     if not verdicts:
         lines.append("no request class could be checked (the output limit leaves none)")

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tui.config import Config
+    from tui.engine.store import Store
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -58,6 +59,20 @@ def load_messages(path: Path) -> list[dict[str, Any]]:
     return data
 
 
+def _resume_problem(store: Store | None, chat_id: int, with_messages: bool) -> str | None:
+    """Why `--resume` cannot open `chat_id` (0: the latest chat), or None."""
+    if with_messages:
+        return "--resume and --messages both choose the conversation: use one of them"
+    if store is None:
+        return "--resume: the history file cannot be opened (see the warning above)"
+    chats = store.chats()
+    if not chats:
+        return "--resume: no saved chats yet (a chat is saved when its first message is sent)"
+    if chat_id and all(chat["id"] != chat_id for chat in chats):
+        return f"--resume {chat_id}: no such chat (`firsttoken history --chats` lists them)"
+    return None
+
+
 def run(args: argparse.Namespace, config: Config) -> int:
     messages: list[dict[str, Any]] | None = None
     path = getattr(args, "messages", None)
@@ -100,7 +115,21 @@ def run(args: argparse.Namespace, config: Config) -> int:
     except StoreError as error:
         print(f"firsttoken: warning: history not saved: {error}", file=sys.stderr)
 
-    app = FirstTokenApp(config, messages=messages, store=store, open_endpoint=endpoint)
+    resume: int | None = None
+    wanted = getattr(args, "resume", None)
+    if wanted is not None:
+        problem = _resume_problem(store, wanted, messages is not None)
+        if problem:
+            if store is not None:
+                store.close()
+            print(f"firsttoken: error: {problem}", file=sys.stderr)
+            return EXIT_USAGE
+        assert store is not None
+        resume = wanted or store.chats()[0]["id"]
+
+    app = FirstTokenApp(
+        config, messages=messages, store=store, open_endpoint=endpoint, resume_chat=resume
+    )
     try:
         app.run()
     finally:

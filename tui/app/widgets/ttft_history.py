@@ -10,6 +10,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Sparkline, Static
 
+from tui.engine.metrics import RequestRecord, RequestStatus
+
 HISTORY_LENGTH = 30
 
 
@@ -19,6 +21,14 @@ class TtftSample:
     trimmed: bool
     streamed: bool
     prompt_tokens: int | None
+
+    @classmethod
+    def of(cls, record: RequestRecord) -> TtftSample | None:
+        """A record's place in the history; None when it has no TTFT to show (it failed)."""
+        if record.ttft_ms is None or record.status == RequestStatus.ERROR:
+            return None
+        prompt_tokens = record.prompt_tokens_usage or record.tokens_after
+        return cls(record.ttft_ms, record.trim_enabled, record.streamed, prompt_tokens)
 
 
 def format_ms(ms: float | None) -> str:

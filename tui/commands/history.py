@@ -1,0 +1,136 @@
+"""`firsttoken history`: the saved chats and every request's latency record, as a table for
+people, JSON lines for scripts, or OpenTelemetry GenAI names for an observability pipeline.
+
+It only reads: with no history file yet it says so and creates none. Exit codes: 0 ok (also
+when there is nothing yet), 1 the history file cannot be read, 2 usage (no such chat).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import TYPE_CHECKING, Any, TextIO
+
+from tui.commands.bench_output import duration, table
+
+if TYPE_CHECKING:
+    from tui.engine.store import Store
+
+EXIT_OK = 0
+EXIT_UNREADABLE = 1
+EXIT_USAGE = 2
+
+
+def _when(epoch: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(epoch))
+
+
+def _figure(value: float | int | None, unit: str = "") -> str:
+    return "—" if value is None else f"{value:,.0f}{unit}"
+
+
+def _tpot(ms: float | None) -> str:
+    return "—" if ms is None else f"{ms:.1f} ms"
+
+
+def _one_line(text: str, width: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def record_lines(records: list[dict[str, Any]]) -> list[str]:
+    header = ["started", "model", "status", "streamed", "trim", "TTFT", "total", "TPOT"]
+    header += ["tok/s", "out", "prompt", "chat"]
+    rows = []
+    for data in records:
+        simulated = " (sim)" if data.get("simulated") else ""
+        prompt = data.get("prompt_tokens_usage") or data.get("prompt_tokens_estimated")
+        rows.append(
+            [
+                _when(data["started_at_epoch"]),
+                data["model"] + simulated,
+                data["status"],
+                "yes" if data["streamed"] else "no",
+                "on" if data["trim_enabled"] else "off",
+                duration(data.get("ttft_ms")),
+                duration(data.get("total_ms")),
+                _tpot(data.get("tpot_ms")),
+                _figure(data.get("output_tokens_per_s")),
+                _figure(data.get("output_tokens")),
+                _figure(prompt),
+                "—" if data.get("chat_id") is None else str(data["chat_id"]),
+            ]
+        )
+    return table(header, rows)
+
+
+def chat_lines(chats: list[dict[str, Any]]) -> list[str]:
+    rows = [
+        [
+            str(chat["id"]),
+            _when(chat["created_at_epoch"]),
+            chat["model"],
+            str(chat["message_count"]),
+            _one_line(str(chat["title"]), 60),
+        ]
+        for chat in chats
+    ]
+    return table(["chat", "started", "model", "messages", "title"], rows, bar=True)
+
+
+def _json_lines(items: list[dict[str, Any]], out: TextIO) -> None:
+    for item in items:
+        out.write(json.dumps(item, ensure_ascii=False) + "\n")
+
+
+def _read(store: Store, args: argparse.Namespace) -> tuple[list[dict[str, Any]], str]:
+    """What to show, and a line to say when there is nothing."""
+    if args.chats:
+        return store.chats(), "no saved chats yet"
+    records = store.records(limit=args.limit, chat_id=args.chat)
+    # Oldest first, like a log: the newest line ends up next to the prompt.
+    return list(reversed(records)), "no requests recorded yet"
+
+
+def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+    from tui.engine.export import otel_attributes
+    from tui.engine.store import Store, StoreError, record_from_dict
+    from tui.locations import history_db_path
+
+    if args.otel and args.chats:
+        print("firsttoken: error: --otel exports request records: leave out --chats", file=err)
+        return EXIT_USAGE
+    path = history_db_path()
+    if not path.exists():
+        print(f"no history yet: nothing has been sent ({path})", file=err)
+        return EXIT_OK
+    try:
+        with Store(path) as store:
+            if args.chat is not None and all(c["id"] != args.chat for c in store.chats()):
+                print(
+                    f"firsttoken: error: --chat {args.chat}: no such chat "
+                    "(`firsttoken history --chats` lists them)",
+                    file=err,
+                )
+                return EXIT_USAGE
+            items, nothing = _read(store, args)
+    except StoreError as error:
+        print(f"firsttoken: error: {error}", file=err)
+        return EXIT_UNREADABLE
+    if args.otel:
+        exported = []
+        for data in items:
+            attributes = otel_attributes(record_from_dict(data))
+            attributes["firsttoken.chat_id"] = data.get("chat_id")
+            exported.append(attributes)
+        _json_lines(exported, out)
+    elif args.json:
+        _json_lines(items, out)
+    elif not items:
+        print(f"{nothing} ({path})", file=err)
+    else:
+        lines = chat_lines(items) if args.chats else record_lines(items)
+        out.write("\n".join(lines) + "\n")
+    return EXIT_OK

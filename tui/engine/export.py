@@ -1,0 +1,67 @@
+"""A request record under OpenTelemetry GenAI semantic-convention names, for export.
+
+Where the conventions name a measure, its name and unit are used (durations in seconds):
+`gen_ai.server.time_to_first_token`, `gen_ai.server.time_per_output_token`,
+`gen_ai.client.operation.duration`, `gen_ai.client.token.usage` (by token type), with the
+attributes `gen_ai.operation.name`, `gen_ai.request.model`, `server.address` / `server.port`,
+`gen_ai.usage.*`, `gen_ai.response.finish_reasons` and `error.type`. What they do not cover
+(TTFB, trimming, the request class and its verdict, simulated figures) is under
+`firsttoken.*`. Records carry no API key, so neither does an export.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tui.engine.metrics import RequestRecord, RequestStatus
+
+
+def _seconds(ms: float | None) -> float | None:
+    return None if ms is None else ms / 1000.0
+
+
+def _server(endpoint_host: str) -> tuple[str, int | None]:
+    host, _, port = endpoint_host.rpartition(":")
+    if host and port.isdigit():
+        return host.strip("[]"), int(port)
+    return endpoint_host, None
+
+
+def otel_attributes(record: RequestRecord) -> dict[str, Any]:
+    """One flat object per request; a measure that was not taken is null."""
+    address, port = _server(record.endpoint_host)
+    input_tokens = record.prompt_tokens_usage
+    failed = record.status != RequestStatus.OK
+    return {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.request.model": record.model,
+        "server.address": address,
+        "server.port": port,
+        "gen_ai.server.time_to_first_token": _seconds(record.ttft_ms),
+        "gen_ai.server.time_per_output_token": _seconds(record.tpot_ms),
+        "gen_ai.client.operation.duration": _seconds(record.total_ms),
+        "gen_ai.client.token.usage": {"input": input_tokens, "output": record.output_tokens},
+        "gen_ai.usage.input_tokens": input_tokens,
+        "gen_ai.usage.output_tokens": record.output_tokens,
+        "gen_ai.response.finish_reasons": [record.finish_reason] if record.finish_reason else [],
+        "error.type": (record.error_kind or record.status.value) if failed else None,
+        "firsttoken.record_id": record.id,
+        "firsttoken.started_at_epoch": record.started_at_epoch,
+        "firsttoken.status": record.status.value,
+        "firsttoken.streamed": record.streamed,
+        "firsttoken.simulated": record.simulated,
+        "firsttoken.time_to_first_byte": _seconds(record.ttfb_ms),
+        "firsttoken.inter_token_latency.p50": _seconds(record.itl_p50_ms),
+        "firsttoken.inter_token_latency.p95": _seconds(record.itl_p95_ms),
+        "firsttoken.output_tokens_per_s": record.output_tokens_per_s,
+        "firsttoken.output_tokens_source": record.output_tokens_source,
+        "firsttoken.prompt_tokens_estimated": record.prompt_tokens_estimated,
+        "firsttoken.trim.enabled": record.trim_enabled,
+        "firsttoken.trim.tokens_before": record.tokens_before,
+        "firsttoken.trim.tokens_after": record.tokens_after,
+        "firsttoken.trim.dropped_messages": len(record.dropped),
+        "firsttoken.retries": record.retries,
+        "firsttoken.request_class": record.request_class,
+        "firsttoken.ttft_target": _seconds(record.ttft_target_ms),
+        "firsttoken.target_met": record.target_met,
+    }
