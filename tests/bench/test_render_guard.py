@@ -12,6 +12,7 @@ not small drifts. Measured here when written: see benchmarks/render/README.md.
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
 from collections.abc import Awaitable, Callable, Sequence
 
@@ -81,10 +82,19 @@ async def cpu_seconds(variant: Variant, deltas: Sequence[str]) -> tuple[float, s
     async with app.run_test(headless=True, size=(100, 40)) as pilot:
         markdown = app.query_one("#reply", Markdown)
         await pilot.pause()
-        before = time.process_time()
-        await variant(markdown, deltas)
-        await pilot.pause()  # let the last refresh be composed, as a real frame would be
-        spent = time.process_time() - before
+        # What earlier tests in this process left on the heap is set aside (as the app sets
+        # aside its start-up heap): in a full test run, collections scanning it made the
+        # measured variant's CPU swing by half a second (a ratio of 0.84 once, 0.52-0.62
+        # alone), which is the test process's history, not the render path's cost.
+        gc.collect()
+        gc.freeze()
+        try:
+            before = time.process_time()
+            await variant(markdown, deltas)
+            await pilot.pause()  # let the last refresh be composed, as a real frame would be
+            spent = time.process_time() - before
+        finally:
+            gc.unfreeze()
         return spent, markdown.source
 
 
