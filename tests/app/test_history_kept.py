@@ -8,6 +8,7 @@ from pathlib import Path
 
 from app_helpers import make_app, send, send_and_wait, wait_for, wait_ready
 
+from tui.app.widgets.message_view import ErrorMessage
 from tui.engine.demo_server import DemoThread
 from tui.engine.metrics import RequestStatus
 from tui.engine.store import Store
@@ -56,6 +57,9 @@ async def test_a_new_chat_mid_reply_files_the_reply_under_the_old_chat(
         await pilot.press("ctrl+n")
         await wait_for(pilot, lambda: not app.busy, timeout=30, what="the cancelled end")
         assert app.session.messages == []
+        # The old reply's last write, landing on a removed widget, once showed an
+        # "unexpected NoScreen" error in the new chat and lost the record.
+        assert not app.query(ErrorMessage)
         (record,) = store.records()
         assert record["status"] == RequestStatus.CANCELLED.value
         assert record["chat_id"] == old_chat

@@ -197,3 +197,34 @@ async def test_what_rides_with_the_writes_skips_the_tail() -> None:
     await _stream_hello_there(writer)
     assert markdown.source == "Hello there" and writer.flushes == 2
     assert rode_with == [""]  # with the first write (before its append), not with the tail
+
+
+async def test_a_widget_removed_during_a_write_ends_the_write_quietly() -> None:
+    """A new chat removes the reply's widget while a write is in progress: the write must
+    not then ask the widget's (gone) screen for a frame; it raised NoScreen, which lost the
+    reply's record and showed an error in the new chat."""
+    from textual.app import App, ComposeResult
+    from textual.widgets import Markdown
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Markdown(id="reply")
+
+    app = Host()
+    async with app.run_test() as pilot:
+        markdown = app.query_one(Markdown)
+        real_append = markdown.append
+
+        async def append_while_the_chat_is_cleared(text: str) -> None:
+            await real_append(text)
+            await markdown.remove()
+
+        markdown.append = append_while_the_chat_is_cleared  # type: ignore[method-assign]
+        writer = ReplyWriter(markdown)
+        writer.start()
+        writer.feed("hello there")
+        writer.end()
+        await writer.finish(None)  # raised NoScreen before the fix
+        await pilot.pause()
+        assert writer.flushes == 1
+        assert not markdown.is_attached

@@ -27,6 +27,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Header, TextArea
 from textual.worker import Worker, WorkerState
 
+from tui.app.chat_history import ChatHistory
 from tui.app.chat_session import ChatSession, TrimPreview
 from tui.app.collector import CollectorPause
 from tui.app.enter_frame import EnterFrameHold
@@ -98,7 +99,7 @@ class FirstTokenApp(App[None]):
         self._endpoint_stack = ExitStack()
         self.endpoint_notice: str | None = None
         self.session = ChatSession.from_config(config, messages)
-        self.store = store
+        self.history = ChatHistory(store, self.session, self._warn)
         self._resume_chat = resume_chat  # a saved chat to open once the first frame is out
         self.remember = remember  # False in tests that must not touch preferences
         self.counter: TokenCounter | None = None
@@ -453,7 +454,7 @@ class FirstTokenApp(App[None]):
         prompt = self.query_one(PromptInput)
         hold = self._enter_hold = EnterFrameHold(self)  # Enter and fast first words: one frame
         index = self.session.add_user(text)
-        self._save_message(self.session.messages[index])  # saved before the request is sent
+        self.history.message_sent(self.session.messages[index])  # saved before it is sent
         # The user's block first (normally the hidden spare: filled and shown, nothing mounted),
         # so the reply's block lands after it; then the request leaves; the rest follows.
         self.query_one(ChatLog).add_message(index, self.session.messages[index])
@@ -465,31 +466,6 @@ class FirstTokenApp(App[None]):
             self.prompt_history.append(text, save=False)
             hold.after_frame(self.prompt_history.save)
         self._await_reply(started)
-
-    def _save_message(self, message: dict[str, Any]) -> None:
-        if self.store is None:
-            return
-        try:
-            if self.session.chat_id is None:
-                self._create_chat()  # with every message so far, this one included
-            else:
-                self.store.add_message(self.session.chat_id, message)
-        except Exception as error:  # history is not worth losing the reply over
-            self.notify(f"history not saved: {error}", severity="warning")
-
-    def _create_chat(self) -> None:
-        """Save the conversation as a new chat, titled by its latest user message."""
-        assert self.store is not None
-        title = next(
-            (
-                str(message.get("content") or "")[:60]
-                for message in reversed(self.session.messages)
-                if message.get("role") == "user"
-            ),
-            "chat",
-        )
-        self.session.chat_id = self.store.new_chat(title or "chat", self.session.model)
-        self.store.sync_messages(self.session.chat_id, self.session.messages)
 
     def _begin_request(self) -> tuple[RequestRunner, AssistantMessage]:
         """Build the request and hand it to the network loop now; the reply's block is
@@ -504,6 +480,7 @@ class FirstTokenApp(App[None]):
         runner = RequestRunner(self.client, request, writer, self.network)
         runner.start()  # the request is on its way before any widget is built
         runner.chat_id = self.session.chat_id
+        runner.conversation = self.session.conversation
         chat = self.query_one(ChatLog)
         view = chat.next_reply(len(self.session.messages), self.session.model)
         writer.markdown = view.markdown
@@ -543,6 +520,9 @@ class FirstTokenApp(App[None]):
         try:
             finished = await runner.run(ready=mounted)
         except Exception as error:  # the engine promises Finished; never let the app die
+            if runner.state.finished is not None:  # the request ended; showing it failed
+                finished = runner.state.finished
+                self._save_reply(runner, finished.record, finished.text)
             view.remove()
             chat.add_error("unexpected", f"{type(error).__name__}: {error}")
             self.runner = None
@@ -551,12 +531,16 @@ class FirstTokenApp(App[None]):
             prompt.set_blinking(blink)
             self._streaming_view = None
             self._release_enter_hold()
-        if not view.is_attached:
-            # The chat was cleared (or the app is closing): nothing left to show, but the
-            # record and what arrived still belong to the chat the request was sent from.
+        if runner.conversation != self.session.conversation or not view.is_attached:
+            # Another conversation is on screen now (or the app is closing): nothing left to
+            # show, but the record and what arrived still belong to the chat the request was
+            # sent from. (The old view may not be unmounted yet: it cannot tell.)
             self._save_reply(runner, finished.record, finished.text)
             return
         await self._finished(runner, view, finished)
+
+    def _warn(self, message: str) -> None:
+        self.notify(message, severity="warning")
 
     def _release_enter_hold(self) -> None:
         hold, self._enter_hold = self._enter_hold, None
@@ -624,28 +608,9 @@ class FirstTokenApp(App[None]):
         return " · ".join(parts)
 
     def _save_reply(self, runner: RequestRunner, record: RequestRecord, text: str) -> None:
-        if self.store is None or runner.saved:
-            return
-        runner.saved = True
-        try:
-            if text and runner.chat_id is not None:
-                self.store.add_message(runner.chat_id, {"role": "assistant", "content": text})
-            self.store.save_record(record, text, chat_id=runner.chat_id)
-        except Exception as error:
-            self.notify(f"history not saved: {error}", severity="warning")
-
-    def _sync_history(self, create: bool = False) -> None:
-        """The stored chat follows a change to its past (a retried reply, the system prompt);
-        with `create`, a conversation not saved yet (loaded, then sent) becomes a chat."""
-        if self.store is None or (self.session.chat_id is None and not create):
-            return
-        try:
-            if self.session.chat_id is None:
-                self._create_chat()
-            else:
-                self.store.sync_messages(self.session.chat_id, self.session.messages)
-        except Exception as error:
-            self.notify(f"history not saved: {error}", severity="warning")
+        if not runner.saved:  # once: a closing app may get here twice
+            runner.saved = True
+            self.history.reply_done(runner.chat_id, record, text)
 
     # -- actions -----------------------------------------------------------------------------
 
@@ -679,7 +644,7 @@ class FirstTokenApp(App[None]):
             self.notify("nothing to retry yet", severity="warning")
             return
         self.query_one(ChatLog).remove_last_turn_replies()
-        self._sync_history(create=True)  # before the request: its record names the chat
+        self.history.past_changed(create=True)  # before the request: its record names the chat
         self._request_active = True
         started = self._begin_request() if self.client is not None else None
         self._await_reply(started)
@@ -688,10 +653,9 @@ class FirstTokenApp(App[None]):
         if self.busy and self.runner is not None:
             self.runner.cancel()
         system = self.session.system_prompt
-        self.session.messages = []
+        self.session.start_over([])
         if system:
             self.session.set_system_prompt(system)
-        self.session.chat_id = None
         self.last_record = None
         await self.query_one(ChatLog).show_messages(self.session.messages)
         self.query_one(LatencyPanel).clear_history()
@@ -702,15 +666,8 @@ class FirstTokenApp(App[None]):
     def action_open_chat(self) -> None:
         from tui.app.screens.chat_picker import ChatPicker
 
-        if self.store is None:
-            self.notify(
-                "history is not being saved, so there is no chat to open", severity="warning"
-            )
-            return
-        try:
-            chats = self.store.chats()
-        except Exception as error:
-            self.notify(f"history not readable: {error}", severity="error")
+        chats = self.history.chats()
+        if chats is None:
             return
         if not chats:
             self.notify("no saved chats yet: a chat is saved when its first message is sent")
@@ -718,17 +675,12 @@ class FirstTokenApp(App[None]):
         self.push_screen(ChatPicker(chats, self.session.chat_id), self._open_chat)
 
     async def _open_chat(self, chat_id: int | None) -> None:
-        if chat_id is None or chat_id == self.session.chat_id or self.store is None:
+        if chat_id is None or chat_id == self.session.chat_id:
             return
-        from tui.engine.store import record_from_dict
-
-        try:
-            messages = self.store.messages(chat_id)
-            stored = self.store.records(limit=HISTORY_LENGTH, chat_id=chat_id)
-            records = [record_from_dict(data) for data in reversed(stored)]  # oldest first
-        except Exception as error:
-            self.notify(f"history not readable: {error}", severity="error")
+        saved = self.history.chat(chat_id, records=HISTORY_LENGTH)
+        if saved is None:
             return
+        messages, records = saved
         if self.busy and self.runner is not None:
             self.runner.cancel()  # its record is filed under the chat it was sent from
         await self.load_messages(messages)
@@ -753,8 +705,7 @@ class FirstTokenApp(App[None]):
         )
 
     async def load_messages(self, messages: list[dict[str, Any]]) -> None:
-        self.session.messages = list(messages)
-        self.session.chat_id = None
+        self.session.start_over(messages)
         await self.query_one(ChatLog).show_messages(self.session.messages)
         self._update_preview()
         self._prepare_turn()
@@ -826,7 +777,7 @@ class FirstTokenApp(App[None]):
         if text is None:
             return
         self.session.set_system_prompt(text.strip())
-        self._sync_history()
+        self.history.past_changed()
         self.call_later(self._reload_chat)
 
     async def _reload_chat(self) -> None:

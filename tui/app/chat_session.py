@@ -41,6 +41,8 @@ class ChatSession:
     streaming: bool = True
     budget: int = 0
     chat_id: int | None = None  # the Store's chat, created on the first send
+    # Counts conversations: a reply still arriving for an earlier one must not join this one.
+    conversation: int = 0
 
     @classmethod
     def from_config(
@@ -59,6 +61,12 @@ class ChatSession:
     def strategy(self) -> str:
         # With strategy "none" in the config, switching trimming on uses the default strategy.
         return self.config.trim_strategy if self.config.trim_strategy != "none" else "priority"
+
+    def start_over(self, messages: list[dict[str, Any]]) -> None:
+        """Another conversation (a new chat, a loaded or reopened one), not saved yet."""
+        self.messages = list(messages)
+        self.chat_id = None
+        self.conversation += 1
 
     def change_budget(self, steps: int) -> None:
         self.budget = max(MIN_BUDGET, self.budget + steps * BUDGET_STEP)

@@ -96,6 +96,7 @@ class RequestRunner:
         self.state = RunState(sent_at=time.perf_counter())
         self._future: concurrent.futures.Future[Finished] | None = None
         self.chat_id: int | None = None  # the stored chat the reply belongs to
+        self.conversation = 0  # ChatSession.conversation when it was sent
         self.saved = False  # its record (and reply) are in the store
 
     def start(self) -> None:

@@ -186,7 +186,7 @@ class ReplyWriter:
                 # and the last words should not wait for a panel that changes again.
                 self.with_write()
             await markdown.append(chunk)
-        if attached:
+        if attached and markdown.is_attached:  # (a new chat may have removed it meanwhile)
             # A frame the screen skipped while held is painted when the screen next goes
             # idle: make that now, not whenever something else wakes the screen up.
             markdown.screen.check_idle()

@@ -1,0 +1,58 @@
+"""ChatHistory: when the app saves what, and a failing history file is a warning only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tui.app.chat_history import ChatHistory
+from tui.app.chat_session import ChatSession
+from tui.config import ConfigFlags, load_config
+from tui.engine.metrics import RequestRecord
+from tui.engine.store import Store
+
+
+def _session() -> ChatSession:
+    return ChatSession.from_config(load_config(ConfigFlags(), env={}))
+
+
+def test_the_chat_is_created_at_the_first_send_with_what_came_before(tmp_path: Path) -> None:
+    store = Store(tmp_path / "h.sqlite3")
+    session = _session()
+    history = ChatHistory(store, session, warn=lambda message: None)
+    session.set_system_prompt("be brief")
+    session.add_user("first question")
+    history.message_sent(session.messages[-1])
+    assert session.chat_id is not None
+    assert store.messages(session.chat_id) == session.messages
+    assert store.chats()[0]["title"] == "first question"
+    session.add_user("second")
+    history.message_sent(session.messages[-1])
+    assert store.messages(session.chat_id) == session.messages
+    store.close()
+
+
+def test_a_failing_history_file_warns_and_raises_nothing(tmp_path: Path) -> None:
+    store = Store(tmp_path / "h.sqlite3")
+    store.close()  # every call now fails, as a file gone bad would
+    warnings: list[str] = []
+    session = _session()
+    history = ChatHistory(store, session, warn=warnings.append)
+    session.add_user("hello")
+    history.message_sent(session.messages[-1])
+    history.reply_done(None, RequestRecord(model="m", endpoint_host="h", streamed=True), "hi")
+    assert history.chats() is None
+    assert history.chat(1, records=5) is None
+    assert len(warnings) == 4
+    assert all(w.startswith(("history not saved", "history not readable")) for w in warnings)
+    assert session.messages[-1]["content"] == "hello"  # the conversation itself is intact
+
+
+def test_without_a_history_file_nothing_is_saved_and_opening_says_why() -> None:
+    warnings: list[str] = []
+    session = _session()
+    history = ChatHistory(None, session, warn=warnings.append)
+    session.add_user("hello")
+    history.message_sent(session.messages[-1])
+    assert session.chat_id is None and warnings == []
+    assert history.chats() is None
+    assert warnings == ["history is not being saved, so there is no chat to open"]
