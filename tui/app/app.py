@@ -375,10 +375,10 @@ class FirstTokenApp(App[None]):
         )
 
     def _refresh_panel(self) -> None:
-        panels = self.query(LatencyPanel)
-        if not panels:
+        # query_one_optional, not query(): a query walks every widget of a long chat.
+        panel = self.query_one_optional(LatencyPanel)
+        if panel is None:
             return  # the app is closing (the warm-up can end after the screen is gone)
-        panel = panels.first()
         if self.last_record is not None:
             panel.show_record(self.last_record)
         else:
@@ -398,10 +398,10 @@ class FirstTokenApp(App[None]):
         self._preview_timer = self.set_timer(PREVIEW_DEBOUNCE_S, self._update_preview)
 
     def _update_preview(self) -> None:
-        prompts = self.query(PromptInput)
-        if self.counter is None or not prompts:
+        prompt = self.query_one_optional(PromptInput)
+        if self.counter is None or prompt is None:
             return  # the engine is not ready yet, or the app is closing (a late debounce timer)
-        draft = prompts.first().text
+        draft = prompt.text
         self.preview = self.session.preview(draft, self.counter)
         self._show_preview()
 
@@ -588,9 +588,9 @@ class FirstTokenApp(App[None]):
 
     def _prepare_turn(self) -> None:
         """After the frame in hand: the next Enter's blocks, mounted hidden while idle."""
-        chats = self.query(ChatLog)
-        if chats:
-            self.call_after_refresh(chats.first().prepare_turn)
+        chat = self.query_one_optional(ChatLog)
+        if chat is not None:
+            self.call_after_refresh(chat.prepare_turn)
 
     def _reply_status(self, record: RequestRecord) -> str:
         parts = []

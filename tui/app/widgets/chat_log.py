@@ -12,6 +12,14 @@ token is already on its way (traced: those mounts held the first token's write b
 20-25 ms). Spares are always the last children and never count as messages. They are hidden
 with an inline `display`, not a CSS class: changing a class restyles the block's whole
 subtree (Textual matches the stylesheet again), which cost Enter 2-4 ms.
+
+A long chat lays out only its latest VISIBLE_MESSAGES blocks. Every layout pass arranges
+every block on screen, and a streamed write needs one: with 200 turns shown a 400-token
+reply cost the UI 6 s of CPU instead of 0.3 s (benchmarks/bench_long_chat.py). A loaded or
+reopened chat builds only its latest blocks; after each reply, while the view follows the
+chat, the oldest ones beyond the limit are hidden (display: none, which Textual's layout
+skips). An `EarlierMessages` row above them says how many; scrolling to the top or clicking
+it shows more, keeping the block that was at the top in place.
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ from textual.scrollbar import ScrollBar
 from textual.widget import AwaitMount
 from textual.widgets import Static
 
+from tui.app.widgets.earlier_messages import EarlierMessages
 from tui.app.widgets.message_view import (
     AssistantMessage,
     ErrorMessage,
@@ -35,6 +44,9 @@ from tui.app.widgets.message_view import (
 from tui.app.widgets.single_layout import LayoutWithoutRepaint, StoreSizeWithoutRelayout
 from tui.app.widgets.steady_scrollbar import SteadyScrollBar
 from tui.app.widgets.style_warm_up import warm_up_block_styles
+
+VISIBLE_MESSAGES = 30  # blocks laid out while following the chat
+REVEAL_STEP = 40  # blocks shown per scroll to the top (or click on the row)
 
 
 def _show_spare(view: MessageView) -> None:
@@ -49,6 +61,10 @@ class ChatLog(LayoutWithoutRepaint, StoreSizeWithoutRelayout, VerticalScroll):
         self._spare_reply: AssistantMessage | None = None
         self._spares_mounted: AwaitMount | None = None
         self._block_styles_warm = False
+        self._unbuilt: list[tuple[int, dict]] = []  # loaded messages not built yet, in order
+        self._folded: list[MessageView] = []  # built blocks hidden, oldest first
+        self._earlier_row: EarlierMessages | None = None
+        self._dropped: set[int] = set()  # the trim preview's marks, for blocks built later
 
     def on_mount(self) -> None:
         self.show_welcome()
@@ -110,13 +126,14 @@ class ChatLog(LayoutWithoutRepaint, StoreSizeWithoutRelayout, VerticalScroll):
         self.mount(Static(text, id="welcome"))
 
     def _drop_welcome(self) -> None:
-        for welcome in self.query("#welcome"):
+        for welcome in self.query_children("#welcome"):
             welcome.remove()
 
     # -- spare blocks ------------------------------------------------------------------------
 
     def prepare_turn(self) -> None:
         """Mount the hidden blocks the next Enter will show (call while idle)."""
+        self._fold_old()
         spares: list[MessageView] = []
         if self._spare_user is None:
             self._spare_user = PlainMessage(None, "user", "")
@@ -150,9 +167,14 @@ class ChatLog(LayoutWithoutRepaint, StoreSizeWithoutRelayout, VerticalScroll):
 
     def _new_view(self, index: int, message: dict) -> MessageView:
         role = str(message.get("role", "user"))
+        view: MessageView
         if role == "assistant":
-            return AssistantMessage(index, message_text(message))
-        return PlainMessage(index, role, message_text(message))
+            view = AssistantMessage(index, message_text(message))
+        else:
+            view = PlainMessage(index, role, message_text(message))
+        if index in self._dropped:
+            view.set_dropped(True)
+        return view
 
     def add_message(self, index: int, message: dict) -> MessageView:
         self._drop_welcome()
@@ -168,10 +190,15 @@ class ChatLog(LayoutWithoutRepaint, StoreSizeWithoutRelayout, VerticalScroll):
         return view
 
     def add_messages(self, messages: Iterable[dict], start: int = 0) -> None:
+        """Show a loaded conversation's messages: only the latest are built now."""
         self._drop_welcome()
-        views = [self._new_view(start + n, message) for n, message in enumerate(messages)]
+        pairs = [(start + n, message) for n, message in enumerate(messages)]
+        held = max(0, len(pairs) - VISIBLE_MESSAGES)
+        self._unbuilt.extend(pairs[:held])
+        views = [self._new_view(index, message) for index, message in pairs[held:]]
         if views:
             self._mount_views(views)
+        self._show_earlier_row()
 
     def next_reply(self, index: int, model: str) -> AssistantMessage:
         """The block the next reply streams into: the spare if there is one (shown by
@@ -213,6 +240,7 @@ class ChatLog(LayoutWithoutRepaint, StoreSizeWithoutRelayout, VerticalScroll):
         return [v for v in self.shown_views() if isinstance(v, AssistantMessage)]
 
     def mark_dropped(self, dropped: set[int]) -> None:
+        self._dropped = set(dropped)
         for view in self.message_views():
             view.set_dropped(view.message_index in dropped)
 
@@ -229,7 +257,76 @@ class ChatLog(LayoutWithoutRepaint, StoreSizeWithoutRelayout, VerticalScroll):
         self.anchor(False)
         await self.remove_children()
         self._forget_spares()
+        self._unbuilt, self._folded, self._earlier_row = [], [], None
         if messages:
             self.add_messages(messages)
         else:
             self.show_welcome()
+
+    # -- a long chat: only the latest blocks laid out -----------------------------------------
+
+    @property
+    def hidden_messages(self) -> int:
+        return len(self._unbuilt) + len(self._folded)
+
+    def _fold_old(self) -> None:
+        """Hide the oldest blocks beyond the limit, unless the user is reading up there."""
+        if not self._following():
+            return
+        laid_out = [view for view in self.shown_views() if view.display]
+        excess = len(laid_out) - VISIBLE_MESSAGES
+        if excess <= 0:
+            return
+        for view in laid_out[:excess]:
+            view.display = False
+        self._folded.extend(laid_out[:excess])
+        self._show_earlier_row()
+
+    def _following(self) -> bool:
+        """The view follows the end of the chat. (Textual keeps `is_anchored` true while the
+        user has scrolled away; the anchor is then only released.)"""
+        return self.is_anchored and not self._anchor_released
+
+    async def reveal_earlier(self, count: int = REVEAL_STEP) -> None:
+        """Show up to `count` more of the earlier messages, newest of them first; the block
+        that was the oldest shown stays where it is on screen."""
+        if not self.hidden_messages:
+            return
+        oldest_shown = next((view for view in self.shown_views() if view.display), None)
+        while self._folded and count:
+            self._folded.pop().display = True
+            count -= 1
+        if count and self._unbuilt:
+            taken = self._unbuilt[-count:]
+            del self._unbuilt[-count:]
+            views = [self._new_view(index, message) for index, message in taken]
+            await self.mount_all(views, after=self._earlier_row)
+        self._show_earlier_row()
+        if oldest_shown is not None:
+            # After the layout that places what was shown above it.
+            self.call_after_refresh(
+                self.scroll_to_widget, oldest_shown, top=True, animate=False, immediate=True
+            )
+
+    def _show_earlier_row(self) -> None:
+        hidden = self.hidden_messages
+        row = self._earlier_row
+        if not hidden:
+            if row is not None:
+                row.remove()
+                self._earlier_row = None
+            return
+        if row is None:
+            row = self._earlier_row = EarlierMessages()
+            self.mount(row, before=0)
+        row.show_count(hidden, REVEAL_STEP)
+
+    async def on_earlier_messages_wanted(self, event: EarlierMessages.Wanted) -> None:
+        event.stop()
+        await self.reveal_earlier()
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        # Scrolled up to the top (not merely started there): show more, as chat apps do.
+        if new_value <= 0 < old_value and self.hidden_messages:
+            self.call_after_refresh(self.reveal_earlier)

@@ -1,0 +1,103 @@
+"""A reply's UI cost in a long chat: the app with a loaded conversation of N turns, headless,
+streaming a 400-token reply from the demo endpoint (400 tokens/s, over real HTTP).
+
+Run: python benchmarks/bench_long_chat.py [--turns 0,50,200] [--runs 3]
+
+Every streamed write needs a layout pass, and a layout pass arranges every block laid out in
+the chat, so the reply's cost grows with the chat unless the chat lays out only its latest
+blocks (ChatLog.VISIBLE_MESSAGES). Prints, per chat length, the UI thread's CPU seconds for the
+reply with that limit and with it lifted (every message laid out, as before), the median of
+--runs, and their ratio. Each past reply is the demo's 150-token Markdown (a heading, a list,
+a code block, CJK), so each message is a dozen or so widgets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import time
+from typing import Any
+
+from tui.app.app import FirstTokenApp
+from tui.app.widgets import chat_log
+from tui.config import ConfigFlags, load_config
+from tui.engine.demo_reply import offline_reply
+from tui.engine.demo_thread import start_demo_in_thread
+from tui.engine.endpoint import Endpoint
+from tui.engine.latency_model import latency_model
+
+REPLY = "reply 400 tokens"
+
+
+def conversation(turns: int) -> list[dict[str, Any]]:
+    answer = "".join(offline_reply(150, 1_000.0))
+    messages: list[dict[str, Any]] = []
+    for turn in range(turns):
+        messages.append({"role": "user", "content": f"question {turn}: and then?"})
+        messages.append({"role": "assistant", "content": answer})
+    return messages
+
+
+async def _until(predicate: Any, timeout_s: float = 60.0) -> None:
+    # Plain sleeps: Pilot.pause() would post a callback to every widget of the chat.
+    deadline = time.perf_counter() + timeout_s
+    while not predicate():
+        if time.perf_counter() > deadline:
+            raise TimeoutError("the app did not get there in time")
+        await asyncio.sleep(0.01)
+
+
+async def reply_cpu(base_url: str, turns: int) -> float:
+    """UI-thread CPU seconds from Enter until the reply is recorded and painted."""
+    config = load_config(ConfigFlags(base_url=base_url), env={})
+    # A budget the whole chat fits in: this measures rendering, not trimming.
+    config = config.__class__(**{**config.__dict__, "token_budget": 200_000})
+    endpoint = Endpoint(base_url=base_url, api_key="demo", simulated=True)
+    app = FirstTokenApp(config, endpoint, remember=False)
+    async with app.run_test(size=(120, 40)):
+        await _until(lambda: app.connected and app.preview is not None)
+        await app.load_messages(conversation(turns))  # as F6, --messages or --resume do
+        screen = app.screen
+        await _until(lambda: not screen._layout_required and not screen._dirty_widgets)
+        await asyncio.sleep(0.5)
+        before = time.thread_time()
+        app.submit(REPLY)
+        await _until(lambda: app.last_record is not None and not app.busy)
+        await asyncio.sleep(0.3)
+        return time.thread_time() - before
+
+
+def _spread(values: list[float]) -> str:
+    """The median, and the range in brackets."""
+    return f"{statistics.median(values):.2f}s ({min(values):.2f}-{max(values):.2f})"
+
+
+async def main(turns: list[int], runs: int) -> None:
+    demo = start_demo_in_thread(latency_model("instant", {"decode_tokens_per_s": 400.0}))
+    limit = chat_log.VISIBLE_MESSAGES
+    try:
+        print(f"{'turns':>6}  {'limited':>18}  {'all laid out':>18}  ratio of medians")
+        for count in turns:
+            limited, unlimited = [], []
+            for _ in range(runs):  # alternating, so drift in the machine's load hits both
+                chat_log.VISIBLE_MESSAGES = limit
+                limited.append(await reply_cpu(demo.base_url, count))
+                chat_log.VISIBLE_MESSAGES = 1_000_000
+                unlimited.append(await reply_cpu(demo.base_url, count))
+            chat_log.VISIBLE_MESSAGES = limit
+            fast, slow = statistics.median(limited), statistics.median(unlimited)
+            print(
+                f"{count:>6}  {_spread(limited):>18}  {_spread(unlimited):>18}  {slow / fast:.1f}x"
+            )
+    finally:
+        chat_log.VISIBLE_MESSAGES = limit
+        demo.stop()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", default="0,50,200")
+    parser.add_argument("--runs", type=int, default=3)
+    options = parser.parse_args()
+    asyncio.run(main([int(part) for part in options.turns.split(",")], options.runs))

@@ -1,0 +1,115 @@
+"""A long chat lays out only its latest blocks; the earlier ones come back on demand, with the
+trim preview's marks, and nothing of the conversation itself is lost."""
+
+from __future__ import annotations
+
+from app_helpers import make_app, send_and_wait, wait_for, wait_ready
+
+from tui.app.widgets.chat_log import REVEAL_STEP, VISIBLE_MESSAGES, ChatLog
+from tui.app.widgets.earlier_messages import EarlierMessages
+from tui.engine.demo_server import DemoThread
+
+
+def conversation(turns: int) -> list[dict[str, str]]:
+    messages = []
+    for turn in range(turns):
+        messages.append({"role": "user", "content": f"question {turn}"})
+        messages.append({"role": "assistant", "content": f"answer {turn}\n\n- a\n- b"})
+    return messages
+
+
+def laid_out(chat: ChatLog) -> list[int | None]:
+    return [view.message_index for view in chat.shown_views() if view.display]
+
+
+def row_text(chat: ChatLog) -> str:
+    return str(chat.query_one(EarlierMessages).render())
+
+
+async def test_a_long_conversation_builds_only_its_latest_blocks(demo: DemoThread) -> None:
+    app = make_app(demo.base_url)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        await app.load_messages(conversation(50))
+        await pilot.pause()
+        chat = app.query_one(ChatLog)
+        assert laid_out(chat) == list(range(100 - VISIBLE_MESSAGES, 100))
+        assert len(chat.shown_views()) == VISIBLE_MESSAGES  # the rest are not even built
+        assert f"{100 - VISIBLE_MESSAGES} earlier messages" in row_text(chat)
+        assert len(app.session.messages) == 100  # all of it is still the conversation
+
+
+async def test_scrolling_to_the_top_shows_more_and_keeps_the_place(demo: DemoThread) -> None:
+    app = make_app(demo.base_url)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        await app.load_messages(conversation(50))
+        chat = app.query_one(ChatLog)
+        await wait_for(pilot, lambda: chat.scroll_y > 0, what="the view at the end")
+        oldest = chat.shown_views()[0]
+        chat.scroll_home(animate=False)
+        shown = VISIBLE_MESSAGES + REVEAL_STEP
+        await wait_for(pilot, lambda: len(laid_out(chat)) == min(100, shown), what="more")
+        await pilot.pause()
+        assert laid_out(chat) == list(range(100 - min(100, shown), 100))
+        # The block that was the oldest shown is still on screen, at the top.
+        assert oldest.region.y == chat.content_region.y
+        if shown < 100:
+            assert f"{100 - shown} earlier messages" in row_text(chat)
+        else:
+            assert not chat.query(EarlierMessages)
+
+
+async def test_clicking_the_row_shows_more(demo: DemoThread) -> None:
+    app = make_app(demo.base_url)
+    # A terminal tall enough for every block laid out: the row is in view at the top,
+    # with no scrolling (which would show more by itself).
+    async with app.run_test(size=(120, VISIBLE_MESSAGES * 6)) as pilot:
+        await wait_ready(pilot)
+        await app.load_messages(conversation(100))
+        chat = app.query_one(ChatLog)
+        await pilot.pause()
+        assert chat.scroll_y == 0
+        await pilot.click(EarlierMessages)
+        await wait_for(
+            pilot,
+            lambda: len(laid_out(chat)) == VISIBLE_MESSAGES + REVEAL_STEP,
+            what="more after the click",
+        )
+
+
+async def test_old_blocks_fold_after_a_reply_while_the_view_follows(demo: DemoThread) -> None:
+    app = make_app(demo.base_url)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        await app.load_messages(conversation(VISIBLE_MESSAGES // 2))  # exactly the limit
+        chat = app.query_one(ChatLog)
+        assert not chat.query(EarlierMessages)
+        await send_and_wait(pilot, "one more, reply 5 tokens")
+        await wait_for(pilot, lambda: chat.hidden_messages == 2, what="the fold")
+        assert laid_out(chat) == list(range(2, VISIBLE_MESSAGES + 2))
+        assert "2 earlier messages" in row_text(chat)
+        # Scrolled up to read: the next reply folds nothing away from under the reader.
+        chat.release_anchor()  # what the mouse wheel or a scroll key does
+        chat.scroll_to(y=2, animate=False)
+        await pilot.pause()
+        await send_and_wait(pilot, "and another, reply 5 tokens")
+        await pilot.pause()
+        assert chat.hidden_messages == 2
+
+
+async def test_blocks_built_later_carry_the_trim_marks(demo: DemoThread) -> None:
+    app = make_app(demo.base_url, token_budget=1_000)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        long = [{"role": "user", "content": "word " * 300}, {"role": "assistant", "content": "ok"}]
+        await app.load_messages(long * 40)
+        chat = app.query_one(ChatLog)
+        await wait_for(pilot, lambda: app.preview is not None and app.preview.dropped_indices)
+        await wait_for(pilot, lambda: chat.shown_views()[-1].has_class("-dropped") is False)
+        await chat.reveal_earlier()
+        await pilot.pause()
+        dropped = app.preview.dropped_indices
+        built_later = chat.shown_views()[:REVEAL_STEP]
+        assert built_later and all(view.message_index in dropped for view in built_later)
+        assert all(view.has_class("-dropped") for view in built_later)
