@@ -113,3 +113,30 @@ async def test_blocks_built_later_carry_the_trim_marks(demo: DemoThread) -> None
         built_later = chat.shown_views()[:REVEAL_STEP]
         assert built_later and all(view.message_index in dropped for view in built_later)
         assert all(view.has_class("-dropped") for view in built_later)
+
+
+async def test_page_keys_in_the_prompt_page_the_chat_and_reach_earlier_messages(
+    demo: DemoThread,
+) -> None:
+    app = make_app(demo.base_url)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        await app.load_messages(conversation(50))
+        chat = app.query_one(ChatLog)
+        await wait_for(pilot, lambda: chat.scroll_y > 0, what="the view at the end")
+        assert app.focused is app.query_one("#prompt")
+        end = chat.scroll_y
+        await pilot.press("pageup")
+        await wait_for(pilot, lambda: chat.scroll_y < end, what="a page up")
+        assert app.focused is app.query_one("#prompt")
+        for _ in range(200):  # to the top: the earlier messages come in
+            if len(laid_out(chat)) > VISIBLE_MESSAGES:
+                break
+            await pilot.press("pageup")
+        assert len(laid_out(chat)) > VISIBLE_MESSAGES
+        for _ in range(400):  # and back down to the end: following again
+            await pilot.press("pagedown")
+            if chat.is_vertical_scroll_end:
+                break
+        await pilot.pause()
+        assert chat._following()

@@ -802,6 +802,17 @@ class FirstTokenApp(App[None]):
         forced = self._panel_forced
         self._set_panel(event.size.width >= NARROW_WIDTH if forced is None else forced)
 
+    def action_scroll_chat(self, pages: int) -> None:
+        """Page the chat from anywhere (the prompt keeps the focus); paging back down to the
+        end follows the chat again."""
+        chat = self.query_one_optional(ChatLog)
+        if chat is None:
+            return
+        if pages < 0:
+            chat.scroll_page_up(animate=False)
+        else:
+            chat.scroll_page_down(animate=False)
+
     def action_redraw(self) -> None:
         """Repaint every cell: the app paints only what changed, so text another program
         wrote into the terminal would otherwise stay until something covers it."""

@@ -37,6 +37,7 @@ HELP_ENTRIES: list[tuple[str, str, str]] = [
     ("ctrl+j", "new line in the prompt (works in every terminal)", "Chat"),
     ("shift+enter", "new line, where the terminal reports it", "Chat"),
     ("↑ / ↓", "recall earlier prompts (on the first / last line)", "Chat"),
+    ("pageup / pagedown", "scroll the chat a page (from the prompt too)", "Chat"),
     ("esc", "cancel the reply; what arrived stays, marked cancelled", "Chat"),
     ("f5 / ctrl+r", "retry the last request", "Chat"),
     ("ctrl+n", "new chat", "Chat"),

@@ -21,6 +21,10 @@ class PromptInput(TextArea):
         # ctrl+j arrives as a plain line feed in every terminal; shift+enter only where the
         # terminal reports it (kitty protocol, some others).
         Binding("ctrl+j,shift+enter", "newline", "newline", show=False, id="newline"),
+        # The chat pages while the prompt keeps the focus (TextArea would move its cursor by
+        # a page, which a prompt of a few lines has no use for).
+        Binding("pageup", "app.scroll_chat(-1)", "page up", show=False),
+        Binding("pagedown", "app.scroll_chat(1)", "page down", show=False),
     ]
 
     @dataclass
