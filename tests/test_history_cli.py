@@ -117,6 +117,7 @@ def test_otel_export_names_and_units(two_chats: tuple[int, int]) -> None:
         (("history", "--chat", "99"), "--chat 99"),
         (("history", "--otel", "--chats"), "--otel"),
         (("history", "--limit", "0"), "--limit"),
+        (("history", "--conversation"), "--conversation needs --chat"),
         (("--resume", "99"), "--resume 99"),
     ],
 )
@@ -149,3 +150,16 @@ def test_otel_attributes_of_a_record() -> None:
     assert attributes["firsttoken.retries"] == 2 and attributes["firsttoken.trim.enabled"]
     assert otel_attributes(_record("m", 1.0, endpoint_host="localhost"))["server.port"] is None
     assert "api_key" not in json.dumps(attributes)
+
+
+def test_a_chats_conversation_round_trips_through_ask(two_chats: tuple[int, int]) -> None:
+    exported = firsttoken("history", "--chat", str(two_chats[0]), "--conversation")
+    assert exported.returncode == 0, exported.stderr
+    messages = json.loads(exported.stdout)
+    assert [m["role"] for m in messages] == ["user", "assistant"]
+    path = history_db_path().parent / "conversation.json"
+    path.write_text(exported.stdout)
+    # What --messages reads: ask accepts it (a usage error would exit 2 before any request).
+    checked = firsttoken("ask", "--messages", str(path), "--base-url", "http://127.0.0.1:9/v1")
+    assert checked.returncode == 1, checked.stderr  # the request fails (nothing listens)
+    assert "connection" in checked.stderr

@@ -217,6 +217,11 @@ def _history_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     form.add_argument(
         "--otel", action="store_true", help="JSON lines under OpenTelemetry GenAI names"
     )
+    form.add_argument(
+        "--conversation",
+        action="store_true",
+        help="with --chat: its messages as one JSON list (what --messages reads)",
+    )
 
 
 def _lengths(text: str) -> list[int]:

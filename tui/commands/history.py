@@ -1,5 +1,7 @@
 """`firsttoken history`: the saved chats and every request's latency record, as a table for
-people, JSON lines for scripts, or OpenTelemetry GenAI names for an observability pipeline.
+people, JSON lines for scripts, or OpenTelemetry GenAI names for an observability pipeline;
+and a chat's messages as the JSON list that `--messages` reads (so a real conversation can
+go through `bench` or `ask`).
 
 It only reads: with no history file yet it says so and creates none. Exit codes: 0 ok (also
 when there is nothing yet), 1 the history file cannot be read, 2 usage (no such chat).
@@ -102,6 +104,9 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
     if args.otel and args.chats:
         print("firsttoken: error: --otel exports request records: leave out --chats", file=err)
         return EXIT_USAGE
+    if args.conversation and args.chat is None:
+        print("firsttoken: error: --conversation needs --chat ID (which chat)", file=err)
+        return EXIT_USAGE
     path = history_db_path()
     if not path.exists():
         print(f"no history yet: nothing has been sent ({path})", file=err)
@@ -115,6 +120,10 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
                     file=err,
                 )
                 return EXIT_USAGE
+            if args.conversation:
+                out.write(json.dumps(store.messages(args.chat), ensure_ascii=False, indent=2))
+                out.write("\n")
+                return EXIT_OK
             items, nothing = _read(store, args)
     except StoreError as error:
         print(f"firsttoken: error: {error}", file=err)
