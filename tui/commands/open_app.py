@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import gc
 import json
+import os
 import signal
 import sys
 from pathlib import Path
@@ -73,6 +75,31 @@ def _resume_problem(store: Store | None, chat_id: int, with_messages: bool) -> s
     return None
 
 
+HANGUP_GRACE_S = 3  # after the terminal went away: time to save a reply in flight, then out
+
+
+def _end_on_hangup(app: Any) -> None:
+    """A TUI cannot outlive its terminal: on SIGHUP, quit as Ctrl+Q would (a reply in flight
+    is cancelled, and its record and partial text saved), even when started under `nohup` or
+    a harness that ignores SIGHUP (Textual's input thread would spin on the dead terminal at
+    100% CPU forever). If quitting stalls on the dead terminal, SIGALRM's default action ends
+    the process after HANGUP_GRACE_S; a second SIGHUP ends it at once."""
+    if not hasattr(signal, "SIGHUP"):
+        return  # Windows
+
+    def on_hangup(signum: int, _frame: Any) -> None:
+        signal.signal(signal.SIGHUP, signal.SIG_DFL)
+        signal.alarm(HANGUP_GRACE_S)
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # not running yet, or any more: nothing to save
+            os.kill(os.getpid(), signal.SIGHUP)
+            return
+        loop.call_soon_threadsafe(app.exit)  # signal-safe: a deque append and a wake-up
+
+    signal.signal(signal.SIGHUP, on_hangup)
+
+
 def run(args: argparse.Namespace, config: Config) -> int:
     messages: list[dict[str, Any]] | None = None
     path = getattr(args, "messages", None)
@@ -87,11 +114,6 @@ def run(args: argparse.Namespace, config: Config) -> int:
     # event instead of CPython's default 5 ms, so a busy frame cannot hold a request or a token.
     sys.setswitchinterval(0.001)
 
-    # A TUI cannot outlive its terminal. Started under `nohup` or a harness that ignores SIGHUP,
-    # Textual's input thread would spin on the dead terminal at 100% CPU forever; end instead.
-    # Nothing is lost: every message and record is committed to SQLite as it happens.
-    if hasattr(signal, "SIGHUP"):
-        signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
     # No garbage collection during start-up: importing Textual and building the first screen
     # allocate hundreds of thousands of objects that all survive, and the collector would scan
@@ -130,6 +152,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
     app = FirstTokenApp(
         config, messages=messages, store=store, open_endpoint=endpoint, resume_chat=resume
     )
+    _end_on_hangup(app)
     try:
         app.run()
     finally:
