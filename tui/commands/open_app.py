@@ -114,7 +114,6 @@ def run(args: argparse.Namespace, config: Config) -> int:
     # event instead of CPython's default 5 ms, so a busy frame cannot hold a request or a token.
     sys.setswitchinterval(0.001)
 
-
     # No garbage collection during start-up: importing Textual and building the first screen
     # allocate hundreds of thousands of objects that all survive, and the collector would scan
     # them ~80 times (measured: 33 ms before the first frame, one full collection of 18 ms).
