@@ -15,7 +15,7 @@ subtree (Textual matches the stylesheet again), which cost Enter 2-4 ms.
 
 A long chat lays out only its latest VISIBLE_MESSAGES blocks. Every layout pass arranges
 every block on screen, and a streamed write needs one: with 200 turns shown a 400-token
-reply cost the UI 6 s of CPU instead of 0.3 s (benchmarks/bench_long_chat.py). A loaded or
+reply cost the UI 5.3 s of CPU instead of 0.6 s (benchmarks/bench_long_chat.py). A loaded or
 reopened chat builds only its latest blocks; after each reply, while the view follows the
 chat, the oldest ones beyond the limit are hidden (display: none, which Textual's layout
 skips). An `EarlierMessages` row above them says how many; scrolling to the top or clicking
