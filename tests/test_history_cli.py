@@ -163,3 +163,14 @@ def test_a_chats_conversation_round_trips_through_ask(two_chats: tuple[int, int]
     checked = firsttoken("ask", "--messages", str(path), "--base-url", "http://127.0.0.1:9/v1")
     assert checked.returncode == 1, checked.stderr  # the request fails (nothing listens)
     assert "connection" in checked.stderr
+
+
+def test_an_unreadable_history_file_is_one_line_naming_it(isolated_home: Path) -> None:
+    path = history_db_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"this is not a database" * 100)
+    result = firsttoken("history")
+    assert result.returncode == 1
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("firsttoken: error:") and str(path) in line
+    assert path.read_bytes().startswith(b"this is not a database")  # left as it was
