@@ -140,3 +140,19 @@ async def test_page_keys_in_the_prompt_page_the_chat_and_reach_earlier_messages(
                 break
         await pilot.pause()
         assert chat._following()
+
+
+async def test_opening_a_long_chat_from_a_long_chat_opens_at_its_end(demo: DemoThread) -> None:
+    app = make_app(demo.base_url)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        await app.load_messages(conversation(50))
+        chat = app.query_one(ChatLog)
+        await wait_for(pilot, lambda: chat.scroll_y > 0, what="the view at the end")
+        await app.load_messages(conversation(60))  # as Ctrl+G does
+        await wait_for(pilot, lambda: chat.scroll_y > 0, what="the new chat at its end")
+        await pilot.pause(0.2)
+        # Emptying the old chat scrolled to the top: that must not count as the user asking
+        # for earlier messages of the new one.
+        assert laid_out(chat) == list(range(120 - VISIBLE_MESSAGES, 120))
+        assert chat.is_vertical_scroll_end
