@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tui.app.chat_history import ChatHistory
+from tui.app.chat_history import ChatHistory, SavedChat
 from tui.app.chat_session import ChatSession
 from tui.config import ConfigFlags, load_config
 from tui.engine.metrics import RequestRecord
@@ -41,7 +41,7 @@ def test_a_failing_history_file_warns_and_raises_nothing(tmp_path: Path) -> None
     history.message_sent(session.messages[-1])
     history.reply_done(None, RequestRecord(model="m", endpoint_host="h", streamed=True), "hi")
     assert history.chats() is None
-    assert history.chat(1, records=5) is None
+    assert history.chat(1) is None
     assert len(warnings) == 4
     assert all(w.startswith(("history not saved", "history not readable")) for w in warnings)
     assert session.messages[-1]["content"] == "hello"  # the conversation itself is intact
@@ -56,3 +56,23 @@ def test_without_a_history_file_nothing_is_saved_and_opening_says_why() -> None:
     assert session.chat_id is None and warnings == []
     assert history.chats() is None
     assert warnings == ["history is not being saved, so there is no chat to open"]
+
+
+def test_a_reopened_chats_replies_find_their_records_by_text_in_order() -> None:
+    def record(model: str) -> RequestRecord:
+        return RequestRecord(model=model, endpoint_host="h", streamed=True)
+
+    first, replaced, retried, failed, same_text = (record(m) for m in "abcde")
+    saved = SavedChat(
+        messages=[
+            {"role": "user", "content": "q1"},
+            {"role": "assistant", "content": "one"},
+            {"role": "user", "content": "q2"},
+            {"role": "assistant", "content": "two, again"},
+            {"role": "user", "content": "q3"},
+            {"role": "assistant", "content": "one"},  # the same words as the first reply
+        ],
+        records=[first, replaced, retried, failed, same_text],
+        replies=["one", "two", "two, again", "", "one"],
+    )
+    assert saved.reply_records() == {1: first, 3: retried, 5: same_text}

@@ -8,7 +8,9 @@ from pathlib import Path
 
 from app_helpers import make_app, send, send_and_wait, wait_for, wait_ready
 
+from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.message_view import ErrorMessage
+from tui.app.widgets.ttft_history import format_ms
 from tui.engine.demo_server import DemoThread
 from tui.engine.metrics import RequestStatus
 from tui.engine.store import Store
@@ -148,6 +150,10 @@ async def test_ctrl_g_opens_a_saved_chat_and_carries_on_in_it(
         )
         first_chat = app.session.chat_id
         assert app.session.messages[0]["content"] == "the first chat, reply 10 tokens"
+        # Its reply shows its model and figures again, as when it arrived.
+        reply = app.query_one(ChatLog).replies()[-1]
+        assert reply.border_title == f"assistant · {first.model}"
+        assert format_ms(first.ttft_ms) in str(reply.border_subtitle)
         assert app.last_record is not None and app.last_record.id == first.id
         shown = app.query_one("#panel").query_one("TtftHistory")
         assert len(shown.samples) == 1  # the TTFT history is the opened chat's

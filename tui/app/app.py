@@ -677,18 +677,22 @@ class FirstTokenApp(App[None]):
     async def _open_chat(self, chat_id: int | None) -> None:
         if chat_id is None or chat_id == self.session.chat_id:
             return
-        saved = self.history.chat(chat_id, records=HISTORY_LENGTH)
+        saved = self.history.chat(chat_id)
         if saved is None:
             return
-        messages, records = saved
         if self.busy and self.runner is not None:
             self.runner.cancel()  # its record is filed under the chat it was sent from
-        await self.load_messages(messages)
+        # Each reply shows its model and figures again, as it did when it arrived.
+        notes = {
+            index: (record.model, self._reply_status(record))
+            for index, record in saved.reply_records().items()
+        }
+        await self.load_messages(saved.messages, reply_notes=notes)
         self.session.chat_id = chat_id  # what is sent next is added to this chat
-        self.last_record = records[-1] if records else None
+        self.last_record = saved.records[-1] if saved.records else None
         panel = self.query_one(LatencyPanel)
         panel.clear_history()
-        for record in records:
+        for record in saved.records[-HISTORY_LENGTH:]:
             sample = TtftSample.of(record)
             if sample is not None:
                 panel.add_sample(sample)
@@ -704,9 +708,13 @@ class FirstTokenApp(App[None]):
             "bloated sample loaded: enter sends it; ctrl+t toggles trimming, f5 sends it again"
         )
 
-    async def load_messages(self, messages: list[dict[str, Any]]) -> None:
+    async def load_messages(
+        self,
+        messages: list[dict[str, Any]],
+        reply_notes: dict[int, tuple[str, str]] | None = None,
+    ) -> None:
         self.session.start_over(messages)
-        await self.query_one(ChatLog).show_messages(self.session.messages)
+        await self.query_one(ChatLog).show_messages(self.session.messages, reply_notes)
         self._update_preview()
         self._prepare_turn()
 

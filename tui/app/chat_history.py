@@ -10,12 +10,35 @@ never a lost reply.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tui.app.chat_session import ChatSession
     from tui.engine.metrics import RequestRecord
     from tui.engine.store import Store
+
+
+@dataclass(frozen=True)
+class SavedChat:
+    messages: list[dict[str, Any]]
+    records: list[RequestRecord]  # oldest first
+    replies: list[str]  # each record's reply text
+
+    def reply_records(self) -> dict[int, RequestRecord]:
+        """The record each assistant message came from, by message index: matched by its
+        text, in order. A retried reply's record matches nothing (it stays in the history)."""
+        matched: dict[int, RequestRecord] = {}
+        pending = list(zip(self.records, self.replies, strict=True))
+        for index, message in enumerate(self.messages):
+            if message.get("role") != "assistant":
+                continue
+            for position, (record, reply) in enumerate(pending):
+                if reply and reply == message.get("content"):
+                    matched[index] = record
+                    del pending[: position + 1]  # later messages come from later records
+                    break
+        return matched
 
 
 class ChatHistory:
@@ -73,21 +96,23 @@ class ChatHistory:
             self._warn(f"history not readable: {error}")
             return None
 
-    def chat(
-        self, chat_id: int, records: int
-    ) -> tuple[list[dict[str, Any]], list[RequestRecord]] | None:
-        """A saved chat's messages and its last `records` records, oldest first."""
+    def chat(self, chat_id: int) -> SavedChat | None:
+        """A saved chat: its messages and every record of it."""
         from tui.engine.store import record_from_dict
 
         if self.store is None:
             return None
         try:
             messages = self.store.messages(chat_id)
-            stored = self.store.records(limit=records, chat_id=chat_id)
+            stored = list(reversed(self.store.records(limit=-1, chat_id=chat_id)))
         except Exception as error:
             self._warn(f"history not readable: {error}")
             return None
-        return messages, [record_from_dict(data) for data in reversed(stored)]
+        return SavedChat(
+            messages,
+            [record_from_dict(data) for data in stored],
+            [str(data.get("reply_text") or "") for data in stored],
+        )
 
     def _create_chat(self) -> None:
         assert self.store is not None

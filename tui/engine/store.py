@@ -259,7 +259,8 @@ class Store:
         return [json.loads(r[0]) for r in rows]
 
     def records(self, limit: int = 100, chat_id: int | None = None) -> list[dict[str, Any]]:
-        """Newest first: each RequestRecord.to_dict() plus `reply_text` and `chat_id`."""
+        """Newest first: each RequestRecord.to_dict() plus `reply_text` and `chat_id`
+        (`limit` -1: all of them)."""
         query = "SELECT record_json, reply_text, chat_id FROM records"
         params: tuple[Any, ...] = ()
         if chat_id is not None:

@@ -65,6 +65,8 @@ class ChatLog(LayoutWithoutRepaint, StoreSizeWithoutRelayout, VerticalScroll):
         self._folded: list[MessageView] = []  # built blocks hidden, oldest first
         self._earlier_row: EarlierMessages | None = None
         self._dropped: set[int] = set()  # the trim preview's marks, for blocks built later
+        # A reopened chat's replies: message index -> (model, the record's figures).
+        self._reply_notes: dict[int, tuple[str, str]] = {}
 
     def on_mount(self) -> None:
         self.show_welcome()
@@ -169,7 +171,10 @@ class ChatLog(LayoutWithoutRepaint, StoreSizeWithoutRelayout, VerticalScroll):
         role = str(message.get("role", "user"))
         view: MessageView
         if role == "assistant":
-            view = AssistantMessage(index, message_text(message))
+            model, figures = self._reply_notes.get(index, ("", ""))
+            view = AssistantMessage(index, message_text(message), model=model)
+            if figures:
+                view.set_status(figures)
         else:
             view = PlainMessage(index, role, message_text(message))
         if index in self._dropped:
@@ -252,12 +257,16 @@ class ChatLog(LayoutWithoutRepaint, StoreSizeWithoutRelayout, VerticalScroll):
             if isinstance(view, (AssistantMessage, ErrorMessage)):
                 view.remove()
 
-    async def show_messages(self, messages: list[dict]) -> None:
-        """Replace everything shown with these messages (the welcome text if none)."""
+    async def show_messages(
+        self, messages: list[dict], reply_notes: dict[int, tuple[str, str]] | None = None
+    ) -> None:
+        """Replace everything shown with these messages (the welcome text if none);
+        `reply_notes` gives replies their model and figures (a reopened chat's records)."""
         self.anchor(False)
         await self.remove_children()
         self._forget_spares()
         self._unbuilt, self._folded, self._earlier_row = [], [], None
+        self._reply_notes = dict(reply_notes or {})
         if messages:
             self.add_messages(messages)
         else:
