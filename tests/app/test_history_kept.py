@@ -8,6 +8,7 @@ from pathlib import Path
 
 from app_helpers import make_app, send, send_and_wait, wait_for, wait_ready
 
+from tui.app.screens.chat_picker import ChatPicker
 from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.message_view import ErrorMessage
 from tui.app.widgets.ttft_history import format_ms
@@ -143,7 +144,11 @@ async def test_ctrl_g_opens_a_saved_chat_and_carries_on_in_it(
         await send_and_wait(pilot, "the second chat, reply 10 tokens")
         second_chat = app.session.chat_id
         await pilot.press("ctrl+g")
-        await pilot.pause()
+        await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, ChatPicker) and app.screen.focused is not None,
+            what="the chat picker, its filter focused",
+        )
         await pilot.press(*"first", "enter")
         await wait_for(
             pilot, lambda: app.session.chat_id not in (None, second_chat), what="the first chat"

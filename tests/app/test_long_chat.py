@@ -50,10 +50,14 @@ async def test_scrolling_to_the_top_shows_more_and_keeps_the_place(demo: DemoThr
         chat.scroll_home(animate=False)
         shown = VISIBLE_MESSAGES + REVEAL_STEP
         await wait_for(pilot, lambda: len(laid_out(chat)) == min(100, shown), what="more")
-        await pilot.pause()
         assert laid_out(chat) == list(range(100 - min(100, shown), 100))
-        # The block that was the oldest shown is still on screen, at the top.
-        assert oldest.region.y == chat.content_region.y
+        # The block that was the oldest shown is still on screen, at the top (scrolled there
+        # once the blocks above it are laid out).
+        await wait_for(
+            pilot,
+            lambda: oldest.region.y == chat.content_region.y,
+            what=f"the old top block at the top (at {oldest.region.y})",
+        )
         if shown < 100:
             assert f"{100 - shown} earlier messages" in row_text(chat)
         else:
