@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import statistics
 import time
 from typing import Any
@@ -52,7 +53,7 @@ async def reply_cpu(base_url: str, turns: int) -> float:
     """UI-thread CPU seconds from Enter until the reply is recorded and painted."""
     config = load_config(ConfigFlags(base_url=base_url), env={})
     # A budget the whole chat fits in: this measures rendering, not trimming.
-    config = config.__class__(**{**config.__dict__, "token_budget": 200_000})
+    config = dataclasses.replace(config, token_budget=200_000)
     endpoint = Endpoint(base_url=base_url, api_key="demo", simulated=True)
     app = FirstTokenApp(config, endpoint, remember=False)
     async with app.run_test(size=(120, 40)):

@@ -12,27 +12,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_support import ROOT, firsttoken
 from test_client_support import demo, fault_url
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
 def instant():
     with demo("instant") as server:
         yield server
-
-
-def firsttoken(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tui", *args],
-        cwd=ROOT,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=dict(os.environ),
-    )
 
 
 def stored_records(home: Path) -> int:

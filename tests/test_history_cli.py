@@ -4,31 +4,15 @@ through the real Store; and the OpenTelemetry GenAI export of a record."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_support import firsttoken
 
 from tui.engine.export import otel_attributes
 from tui.engine.metrics import RequestRecord, RequestStatus
 from tui.engine.store import Store
 from tui.locations import history_db_path
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def firsttoken(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tui", *args],
-        cwd=ROOT,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=dict(os.environ),
-    )
 
 
 def _record(model: str, ttft_ms: float | None, **changes: object) -> RequestRecord:

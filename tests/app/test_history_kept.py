@@ -4,8 +4,10 @@ is retried or the system prompt changes."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from app_helpers import make_app, send, send_and_wait, wait_for, wait_ready
 
 from tui.app.screens.chat_picker import ChatPicker
@@ -15,6 +17,13 @@ from tui.app.widgets.ttft_history import format_ms
 from tui.engine.demo_server import DemoThread
 from tui.engine.metrics import RequestStatus
 from tui.engine.store import Store
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    """A history file of the test's own, closed at the end."""
+    with Store(tmp_path / "history.sqlite3") as opened:
+        yield opened
 
 
 async def _streaming(pilot, app, text: str) -> None:
@@ -28,9 +37,8 @@ async def _streaming(pilot, app, text: str) -> None:
 
 
 async def test_quitting_mid_reply_keeps_its_record_and_partial_text(
-    slow_demo: DemoThread, tmp_path: Path
+    slow_demo: DemoThread, store: Store
 ) -> None:
-    store = Store(tmp_path / "history.sqlite3")
     app = make_app(slow_demo.base_url, store=store, chunk_timeout_ms=30_000)
     async with app.run_test(size=(130, 40)) as pilot:
         await wait_ready(pilot)
@@ -45,13 +53,11 @@ async def test_quitting_mid_reply_keeps_its_record_and_partial_text(
     stored = store.messages(chat_id)
     assert [m["role"] for m in stored] == ["user", "assistant"]
     assert stored[1]["content"] == record["reply_text"]
-    store.close()
 
 
 async def test_a_new_chat_mid_reply_files_the_reply_under_the_old_chat(
-    slow_demo: DemoThread, tmp_path: Path
+    slow_demo: DemoThread, store: Store
 ) -> None:
-    store = Store(tmp_path / "history.sqlite3")
     app = make_app(slow_demo.base_url, store=store, chunk_timeout_ms=30_000)
     async with app.run_test(size=(130, 40)) as pilot:
         await wait_ready(pilot)
@@ -67,13 +73,11 @@ async def test_a_new_chat_mid_reply_files_the_reply_under_the_old_chat(
         assert record["status"] == RequestStatus.CANCELLED.value
         assert record["chat_id"] == old_chat
         assert [m["role"] for m in store.messages(old_chat)] == ["user", "assistant"]
-    store.close()
 
 
 async def test_retry_and_system_prompt_leave_the_stored_chat_as_shown(
-    demo: DemoThread, tmp_path: Path
+    demo: DemoThread, store: Store
 ) -> None:
-    store = Store(tmp_path / "history.sqlite3")
     app = make_app(demo.base_url, store=store)
     async with app.run_test(size=(130, 40)) as pilot:
         await wait_ready(pilot)
@@ -100,13 +104,11 @@ async def test_retry_and_system_prompt_leave_the_stored_chat_as_shown(
         await pilot.pause(0.05)
         assert store.messages(chat_id) == app.session.messages
         assert store.messages(chat_id)[0] == {"role": "system", "content": "be brief"}
-    store.close()
 
 
 async def test_a_loaded_conversation_sent_as_it_stands_becomes_a_chat(
-    demo: DemoThread, tmp_path: Path
+    demo: DemoThread, store: Store
 ) -> None:
-    store = Store(tmp_path / "history.sqlite3")
     app = make_app(demo.base_url, store=store)
     async with app.run_test(size=(130, 40)) as pilot:
         await wait_ready(pilot)
@@ -122,7 +124,6 @@ async def test_a_loaded_conversation_sent_as_it_stands_becomes_a_chat(
         assert store.messages(chat_id) == app.session.messages
         assert store.records()[0]["chat_id"] == chat_id
         assert store.chats()[0]["title"].startswith("Given all that")
-    store.close()
 
 
 async def _saved_chat(store: Store, title: str, reply: str) -> int:
@@ -133,9 +134,8 @@ async def _saved_chat(store: Store, title: str, reply: str) -> int:
 
 
 async def test_ctrl_g_opens_a_saved_chat_and_carries_on_in_it(
-    demo: DemoThread, tmp_path: Path
+    demo: DemoThread, store: Store
 ) -> None:
-    store = Store(tmp_path / "history.sqlite3")
     app = make_app(demo.base_url, store=store)
     async with app.run_test(size=(130, 40)) as pilot:
         await wait_ready(pilot)
@@ -166,13 +166,9 @@ async def test_ctrl_g_opens_a_saved_chat_and_carries_on_in_it(
         assert store.messages(first_chat) == app.session.messages
         assert len(app.session.messages) == 4
         assert [c["message_count"] for c in store.chats()] == [2, 4]
-    store.close()
 
 
-async def test_resume_opens_the_chat_after_the_first_frame(
-    demo: DemoThread, tmp_path: Path
-) -> None:
-    store = Store(tmp_path / "history.sqlite3")
+async def test_resume_opens_the_chat_after_the_first_frame(demo: DemoThread, store: Store) -> None:
     chat_id = await _saved_chat(store, "what is TTFT?", "time to first token")
     app = make_app(demo.base_url, store=store, resume_chat=chat_id)
     async with app.run_test(size=(130, 40)) as pilot:
@@ -181,4 +177,3 @@ async def test_resume_opens_the_chat_after_the_first_frame(
         assert app.session.messages[-1]["content"] == "time to first token"
         await send_and_wait(pilot, "thanks, reply 5 tokens")
         assert len(store.messages(chat_id)) == 4
-    store.close()

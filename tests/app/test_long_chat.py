@@ -3,8 +3,12 @@ trim preview's marks, and nothing of the conversation itself is lost."""
 
 from __future__ import annotations
 
-from app_helpers import make_app, send_and_wait, wait_for, wait_ready
+from typing import Any
 
+from app_helpers import make_app, send_and_wait, wait_for, wait_ready
+from textual.pilot import Pilot
+
+from tui.app.app import FirstTokenApp
 from tui.app.widgets.chat_log import REVEAL_STEP, VISIBLE_MESSAGES, ChatLog
 from tui.app.widgets.earlier_messages import EarlierMessages
 from tui.engine.demo_server import DemoThread
@@ -26,6 +30,14 @@ def row_text(chat: ChatLog) -> str:
     return str(chat.query_one(EarlierMessages).render())
 
 
+async def long_chat_at_its_end(pilot: Pilot[Any], app: FirstTokenApp, turns: int) -> ChatLog:
+    """Load a conversation of `turns` turns, as Ctrl+G does; its chat, scrolled to the end."""
+    await app.load_messages(conversation(turns))
+    chat = app.query_one(ChatLog)
+    await wait_for(pilot, lambda: chat.scroll_y > 0, what="the view at the end")
+    return chat
+
+
 async def test_a_long_conversation_builds_only_its_latest_blocks(demo: DemoThread) -> None:
     app = make_app(demo.base_url)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -43,9 +55,7 @@ async def test_scrolling_to_the_top_shows_more_and_keeps_the_place(demo: DemoThr
     app = make_app(demo.base_url)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot)
-        await app.load_messages(conversation(50))
-        chat = app.query_one(ChatLog)
-        await wait_for(pilot, lambda: chat.scroll_y > 0, what="the view at the end")
+        chat = await long_chat_at_its_end(pilot, app, turns=50)
         oldest = chat.shown_views()[0]
         chat.scroll_home(animate=False)
         shown = VISIBLE_MESSAGES + REVEAL_STEP
@@ -125,9 +135,7 @@ async def test_page_keys_in_the_prompt_page_the_chat_and_reach_earlier_messages(
     app = make_app(demo.base_url)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot)
-        await app.load_messages(conversation(50))
-        chat = app.query_one(ChatLog)
-        await wait_for(pilot, lambda: chat.scroll_y > 0, what="the view at the end")
+        chat = await long_chat_at_its_end(pilot, app, turns=50)
         assert app.focused is app.query_one("#prompt")
         end = chat.scroll_y
         await pilot.press("pageup")
@@ -150,9 +158,7 @@ async def test_opening_a_long_chat_from_a_long_chat_opens_at_its_end(demo: DemoT
     app = make_app(demo.base_url)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot)
-        await app.load_messages(conversation(50))
-        chat = app.query_one(ChatLog)
-        await wait_for(pilot, lambda: chat.scroll_y > 0, what="the view at the end")
+        chat = await long_chat_at_its_end(pilot, app, turns=50)
         await app.load_messages(conversation(60))  # as Ctrl+G does
         # (Its blocks are mounted over a few frames: the view follows them to the end.)
         await wait_for(

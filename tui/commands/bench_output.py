@@ -14,11 +14,11 @@ def duration(ms: float | None) -> str:
     return f"{ms:,.0f} ms" if ms < 1000 else f"{ms / 1000:,.2f} s"
 
 
-def _count(value: int | None) -> str:
+def count(value: int | None) -> str:
     return "—" if value is None else f"{value:,}"
 
 
-def _rate(value: float | None) -> str:
+def rate(value: float | None) -> str:
     return "—" if value is None else f"{value:,.0f}"
 
 
@@ -83,11 +83,11 @@ def bench_lines(results: list[VariantResult]) -> list[str]:
     rows = [
         [
             r.label,
-            _count(r.prompt_tokens),
+            count(r.prompt_tokens),
             duration(r.percentile("ttft_ms", 50)),
             duration(r.percentile("ttft_ms", 95)),
             duration(r.percentile("total_ms", 50)),
-            _rate(r.percentile("output_tokens_per_s", 50)),
+            rate(r.percentile("output_tokens_per_s", 50)),
             _runs(r),
         ]
         for r in results
@@ -128,7 +128,7 @@ def sweep_lines(results: list[VariantResult], fit: LineFit | None) -> list[str]:
         rows.append(
             [
                 result.label,
-                _count(result.prompt_tokens),
+                count(result.prompt_tokens),
                 duration(median),
                 duration(result.percentile("ttft_ms", 95)),
                 _runs(result),

@@ -15,7 +15,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any, TextIO
 
-from tui.commands.bench_output import duration, table
+from tui.commands.bench_output import count, duration, rate, table
 
 if TYPE_CHECKING:
     from tui.engine.store import Store
@@ -27,10 +27,6 @@ EXIT_USAGE = 2
 
 def _when(epoch: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(epoch))
-
-
-def _figure(value: float | int | None, unit: str = "") -> str:
-    return "—" if value is None else f"{value:,.0f}{unit}"
 
 
 def _tpot(ms: float | None) -> str:
@@ -59,9 +55,9 @@ def record_lines(records: list[dict[str, Any]]) -> list[str]:
                 duration(data.get("ttft_ms")),
                 duration(data.get("total_ms")),
                 _tpot(data.get("tpot_ms")),
-                _figure(data.get("output_tokens_per_s")),
-                _figure(data.get("output_tokens")),
-                _figure(prompt),
+                rate(data.get("output_tokens_per_s")),
+                count(data.get("output_tokens")),
+                count(prompt),
                 "—" if data.get("chat_id") is None else str(data["chat_id"]),
             ]
         )

@@ -61,18 +61,22 @@ def load_messages(path: Path) -> list[dict[str, Any]]:
     return data
 
 
-def _resume_problem(store: Store | None, chat_id: int, with_messages: bool) -> str | None:
-    """Why `--resume` cannot open `chat_id` (0: the latest chat), or None."""
+def _chat_to_resume(
+    store: Store | None, wanted: int, with_messages: bool
+) -> tuple[int | None, str | None]:
+    """The chat `--resume` opens (`wanted` 0: the latest), or why it cannot."""
     if with_messages:
-        return "--resume and --messages both choose the conversation: use one of them"
+        return None, "--resume and --messages both choose the conversation: use one of them"
     if store is None:
-        return "--resume: the history file cannot be opened (see the warning above)"
+        return None, "--resume: the history file cannot be opened (see the warning above)"
     chats = store.chats()
     if not chats:
-        return "--resume: no saved chats yet (a chat is saved when its first message is sent)"
-    if chat_id and all(chat["id"] != chat_id for chat in chats):
-        return f"--resume {chat_id}: no such chat (`firsttoken history --chats` lists them)"
-    return None
+        return None, "--resume: no saved chats yet (a chat is saved when its first message is sent)"
+    if not wanted:
+        return chats[0]["id"], None
+    if all(chat["id"] != wanted for chat in chats):
+        return None, f"--resume {wanted}: no such chat (`firsttoken history --chats` lists them)"
+    return wanted, None
 
 
 HANGUP_GRACE_S = 3  # after the terminal went away: time to save a reply in flight, then out
@@ -139,14 +143,12 @@ def run(args: argparse.Namespace, config: Config) -> int:
     resume: int | None = None
     wanted = getattr(args, "resume", None)
     if wanted is not None:
-        problem = _resume_problem(store, wanted, messages is not None)
+        resume, problem = _chat_to_resume(store, wanted, messages is not None)
         if problem:
             if store is not None:
                 store.close()
             print(f"firsttoken: error: {problem}", file=sys.stderr)
             return EXIT_USAGE
-        assert store is not None
-        resume = wanted or store.chats()[0]["id"]
 
     app = FirstTokenApp(
         config, messages=messages, store=store, open_endpoint=endpoint, resume_chat=resume
