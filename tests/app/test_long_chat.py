@@ -3,6 +3,7 @@ trim preview's marks, and nothing of the conversation itself is lost."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from app_helpers import make_app, send_and_wait, wait_for, wait_ready
@@ -169,3 +170,25 @@ async def test_opening_a_long_chat_from_a_long_chat_opens_at_its_end(demo: DemoT
         # Emptying the old chat scrolled to the top: that must not count as the user asking
         # for earlier messages of the new one.
         assert laid_out(chat) == list(range(120 - VISIBLE_MESSAGES, 120))
+
+
+async def test_a_reveal_while_another_chat_opens_shows_none_of_the_old_chat(
+    demo: DemoThread,
+) -> None:
+    """Emptying the old chat scrolls it to the top, which asks for earlier messages; that
+    request can run while the old blocks are still being removed (CI did, once). It must
+    neither fail nor bring the old chat's messages into the new one."""
+    app = make_app(demo.base_url)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ready(pilot)
+        chat = await long_chat_at_its_end(pilot, app, turns=50)
+        opening = asyncio.ensure_future(app.load_messages(conversation(60)))
+        await asyncio.sleep(0)  # the old blocks are being removed
+        assert not opening.done()
+        await chat.reveal_earlier()
+        await opening
+        await wait_for(pilot, lambda: chat.is_vertical_scroll_end, what="the new chat's end")
+        assert laid_out(chat) == list(range(120 - VISIBLE_MESSAGES, 120))
+        assert [m["content"] for m in app.session.messages] == [
+            m["content"] for m in conversation(60)
+        ]

@@ -263,10 +263,12 @@ class ChatLog(LayoutWithoutRepaint, StoreSizeWithoutRelayout, VerticalScroll):
         """Replace everything shown with these messages (the welcome text if none);
         `reply_notes` gives replies their model and figures (a reopened chat's records)."""
         self.anchor(False)
-        await self.remove_children()
+        # Forget the old chat before awaiting its removal: emptying the pane scrolls it to
+        # the top, which asks for earlier messages, and that can run during the await.
         self._forget_spares()
         self._unbuilt, self._folded, self._earlier_row = [], [], None
         self._reply_notes = dict(reply_notes or {})
+        await self.remove_children()
         if messages:
             self.add_messages(messages)
         else:
@@ -309,13 +311,19 @@ class ChatLog(LayoutWithoutRepaint, StoreSizeWithoutRelayout, VerticalScroll):
             taken = self._unbuilt[-count:]
             del self._unbuilt[-count:]
             views = [self._new_view(index, message) for index, message in taken]
-            await self.mount_all(views, after=self._earlier_row)
+            row = self._earlier_row
+            if row is not None and row.parent is self:
+                await self.mount_all(views, after=row)
+            else:  # the row is still being mounted: the top is where it will be
+                await self.mount_all(views, before=0)
         self._show_earlier_row()
         if oldest_shown is not None:
             # After the layout that places what was shown above it.
-            self.call_after_refresh(
-                self.scroll_to_widget, oldest_shown, top=True, animate=False, immediate=True
-            )
+            self.call_after_refresh(self._keep_at_top, oldest_shown)
+
+    def _keep_at_top(self, view: MessageView) -> None:
+        if view.parent is self:  # not if another chat replaced this one meanwhile
+            self.scroll_to_widget(view, top=True, animate=False, immediate=True)
 
     def _show_earlier_row(self) -> None:
         hidden = self.hidden_messages
