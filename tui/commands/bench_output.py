@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from tui.engine.bench import ClassVerdict, LineFit, VariantResult
@@ -22,16 +23,19 @@ def rate(value: float | None) -> str:
     return "—" if value is None else f"{value:,.0f}"
 
 
-def table(header: list[str], rows: list[list[str]], bar: bool = False) -> list[str]:
-    """Columns aligned: the first to the left, figures to the right (a last `bar` column to
-    the left, so its bars start together)."""
+def table(
+    header: list[str], rows: list[list[str]], bar: bool = False, words: Collection[int] = (0,)
+) -> list[str]:
+    """Columns aligned: the `words` columns (by index; the first unless told) to the left,
+    figures to the right (a last `bar` column to the left, so its bars start together)."""
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     if bar:
         widths[-1] = 0
     lines = []
     for row in [header, *rows]:
-        cells = [row[0].ljust(widths[0])] + [
-            c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)
+        cells = [
+            cell.ljust(width) if column in words else cell.rjust(width)
+            for column, (cell, width) in enumerate(zip(row, widths, strict=True))
         ]
         lines.append("  ".join(cells).rstrip())
     return lines

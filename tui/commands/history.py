@@ -61,7 +61,7 @@ def record_lines(records: list[dict[str, Any]]) -> list[str]:
                 "—" if data.get("chat_id") is None else str(data["chat_id"]),
             ]
         )
-    return table(header, rows)
+    return table(header, rows, words=range(5))  # started .. trim: words, then figures
 
 
 def chat_lines(chats: list[dict[str, Any]]) -> list[str]:
@@ -75,7 +75,7 @@ def chat_lines(chats: list[dict[str, Any]]) -> list[str]:
         ]
         for chat in chats
     ]
-    return table(["chat", "started", "model", "messages", "title"], rows, bar=True)
+    return table(["chat", "started", "model", "messages", "title"], rows, words=(1, 2, 4))
 
 
 def _json_lines(items: list[dict[str, Any]], out: TextIO) -> None:

@@ -1,0 +1,41 @@
+"""The plain-text tables `bench`, `sweep`, `check` and `history` print: each column's cells
+line up with its header, words to the left and figures to the right."""
+
+from __future__ import annotations
+
+import re
+
+from tui.commands.bench_output import table
+from tui.commands.history import chat_lines
+
+
+def test_words_to_the_left_and_figures_to_the_right() -> None:
+    lines = table(
+        ["chat", "model", "messages"],
+        [["2", "gpt-4o-mini", "62"], ["11", "qwen", "1,162"]],
+        words=(1,),
+    )
+    assert lines == [
+        "chat  model        messages",
+        "   2  gpt-4o-mini        62",
+        "  11  qwen            1,162",
+    ]
+
+
+def test_chats_table_headers_start_where_their_words_do() -> None:
+    header, row = chat_lines(
+        [
+            {
+                "id": 7,
+                "created_at_epoch": 0.0,
+                "model": "gpt-4o-mini",
+                "message_count": 162,
+                "title": "hello from a long chat",
+            }
+        ]
+    )
+    date = re.search(r"\d{4}-\d\d-\d\d", row)
+    assert date is not None
+    assert header.index("started") == date.start(), (header, row)
+    assert header.index("title") == row.index("hello from"), (header, row)
+    assert header.index("messages") + len("messages") == row.index("162") + len("162")
