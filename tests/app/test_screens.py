@@ -24,6 +24,7 @@ class Host(App[None]):
         super().__init__()
         self.screen_under_test = screen
         self.result: Any = _UNSET
+        self.results: list[Any] = []  # every answer, in order
 
     def compose(self) -> ComposeResult:
         yield Static("host")
@@ -33,6 +34,7 @@ class Host(App[None]):
 
     def _record(self, result: Any) -> None:
         self.result = result
+        self.results.append(result)
 
 
 def _option_ids(app: App[None]) -> list[str | None]:
@@ -207,3 +209,32 @@ def test_when_says_the_time_today_and_the_date_otherwise() -> None:
     assert when(now - 400 * 86400, now) == time.strftime(
         "%Y-%m-%d", time.localtime(now - 400 * 86400)
     )
+
+
+async def test_a_picker_answers_once_however_fast_the_keys_come() -> None:
+    """Enter typed twice before the picker is off the stack (the keys were read in one go)
+    answered twice, and the second dismiss popped the chat screen itself: the app ended."""
+    app = Host(ChatPicker(CHATS, current=3))
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        picker = app.screen
+        assert isinstance(picker, ChatPicker)
+        picker._submit()
+        picker._submit()  # the second Enter, still addressed to the picker
+        await pilot.pause()
+        assert app.results == [3]
+        assert not isinstance(app.screen, ChatPicker) and app.screen.is_active
+
+
+async def test_an_answered_modal_never_closes_the_one_opened_after_it() -> None:
+    app = Host(ChatPicker(CHATS))
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        picker = app.screen
+        await pilot.press("escape")
+        help_screen = HelpScreen([("f1", "help", "app")])
+        app.push_screen(help_screen)
+        await pilot.pause()
+        picker.dismiss(None)  # late: the picker answered already
+        await pilot.pause()
+        assert app.screen is help_screen

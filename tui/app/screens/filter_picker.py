@@ -12,14 +12,15 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
+
+from tui.app.screens.modal_once import ModalOnce
 
 Choice = TypeVar("Choice")
 
 
-class FilterPicker(ModalScreen[Choice | None], Generic[Choice]):
+class FilterPicker(ModalOnce[Choice | None], Generic[Choice]):
     """Dismisses with `choice_for(option id)`, or None when cancelled."""
 
     DEFAULT_CSS = """

@@ -8,14 +8,15 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Label, Static
+
+from tui.app.screens.modal_once import ModalOnce
 
 # (key as displayed, what it does, group heading)
 HelpEntry = tuple[str, str, str]
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(ModalOnce[None]):
     """Shows the bindings it is given, in the order given, grouped by their third field."""
 
     DEFAULT_CSS = """

@@ -12,11 +12,12 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Static, TextArea
 
+from tui.app.screens.modal_once import ModalOnce
 
-class SystemPromptScreen(ModalScreen[str | None]):
+
+class SystemPromptScreen(ModalOnce[str | None]):
     DEFAULT_CSS = """
     SystemPromptScreen {
         align: center middle;
