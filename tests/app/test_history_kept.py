@@ -4,6 +4,7 @@ is retried or the system prompt changes."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -177,3 +178,24 @@ async def test_resume_opens_the_chat_after_the_first_frame(demo: DemoThread, sto
         assert app.session.messages[-1]["content"] == "time to first token"
         await send_and_wait(pilot, "thanks, reply 5 tokens")
         assert len(store.messages(chat_id)) == 4
+
+
+async def test_chats_opened_in_quick_succession_show_only_the_last(
+    demo: DemoThread, store: Store
+) -> None:
+    """Each opening awaits the old blocks' removal; the first must not add its blocks after
+    the second emptied the pane, nor claim the chat (what is sent next) for itself."""
+    first = await _saved_chat(store, "the first saved chat", "its answer")
+    second = await _saved_chat(store, "the second saved chat", "another answer")
+    app = make_app(demo.base_url, store=store)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_ready(pilot)
+        await asyncio.gather(app._open_chat(first), app._open_chat(second))
+        await pilot.pause()
+        assert app.session.chat_id == second
+        assert app.session.messages == store.messages(second)
+        chat = app.query_one(ChatLog)
+        assert [view.message_index for view in chat.message_views()] == [0, 1]
+        assert [reply.source for reply in chat.replies()] == ["another answer"]
+        await send_and_wait(pilot, "and so, reply 5 tokens")
+        assert len(store.messages(second)) == 4 and len(store.messages(first)) == 2

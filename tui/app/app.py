@@ -657,7 +657,10 @@ class FirstTokenApp(App[None]):
         if system:
             self.session.set_system_prompt(system)
         self.last_record = None
+        conversation = self.session.conversation
         await self.query_one(ChatLog).show_messages(self.session.messages)
+        if self.session.conversation != conversation:
+            return  # another chat was opened meanwhile: the panel is its
         self.query_one(LatencyPanel).clear_history()
         self._refresh_panel()
         self._update_preview()
@@ -687,8 +690,8 @@ class FirstTokenApp(App[None]):
             index: (record.model, self._reply_status(record))
             for index, record in saved.reply_records().items()
         }
-        await self.load_messages(saved.messages, reply_notes=notes)
-        self.session.chat_id = chat_id  # what is sent next is added to this chat
+        if not await self.load_messages(saved.messages, reply_notes=notes, chat_id=chat_id):
+            return
         self.last_record = saved.records[-1] if saved.records else None
         panel = self.query_one(LatencyPanel)
         panel.clear_history()
@@ -712,11 +715,19 @@ class FirstTokenApp(App[None]):
         self,
         messages: list[dict[str, Any]],
         reply_notes: dict[int, tuple[str, str]] | None = None,
-    ) -> None:
+        chat_id: int | None = None,
+    ) -> bool:
+        """Show this conversation (a saved chat's when `chat_id` is given: what is sent next
+        is added to it); False if another was loaded before it was on screen."""
         self.session.start_over(messages)
+        self.session.chat_id = chat_id
+        conversation = self.session.conversation
         await self.query_one(ChatLog).show_messages(self.session.messages, reply_notes)
+        if self.session.conversation != conversation:
+            return False
         self._update_preview()
         self._prepare_turn()
+        return True
 
     def action_switch_model(self) -> None:
         from tui.app.screens.model_picker import ModelPicker

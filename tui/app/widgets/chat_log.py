@@ -24,6 +24,7 @@ it shows more, keeping the block that was at the top in place.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Iterable
 from typing import Any
 
@@ -67,6 +68,7 @@ class ChatLog(LayoutWithoutRepaint, StoreSizeWithoutRelayout, VerticalScroll):
         self._dropped: set[int] = set()  # the trim preview's marks, for blocks built later
         # A reopened chat's replies: message index -> (model, the record's figures).
         self._reply_notes: dict[int, tuple[str, str]] = {}
+        self._replacing = asyncio.Lock()
 
     def on_mount(self) -> None:
         self.show_welcome()
@@ -262,17 +264,21 @@ class ChatLog(LayoutWithoutRepaint, StoreSizeWithoutRelayout, VerticalScroll):
     ) -> None:
         """Replace everything shown with these messages (the welcome text if none);
         `reply_notes` gives replies their model and figures (a reopened chat's records)."""
-        self.anchor(False)
-        # Forget the old chat before awaiting its removal: emptying the pane scrolls it to
-        # the top, which asks for earlier messages, and that can run during the await.
-        self._forget_spares()
-        self._unbuilt, self._folded, self._earlier_row = [], [], None
-        self._reply_notes = dict(reply_notes or {})
-        await self.remove_children()
-        if messages:
-            self.add_messages(messages)
-        else:
-            self.show_welcome()
+        # One replacement at a time: chats opened in quick succession each await the old
+        # blocks' removal, and without this the first would add its blocks after the second
+        # had emptied the pane (both chats on screen).
+        async with self._replacing:
+            self.anchor(False)
+            # Forget the old chat before awaiting its removal: emptying the pane scrolls it
+            # to the top, which asks for earlier messages, and that can run during the await.
+            self._forget_spares()
+            self._unbuilt, self._folded, self._earlier_row = [], [], None
+            self._reply_notes = dict(reply_notes or {})
+            await self.remove_children()
+            if messages:
+                self.add_messages(messages)
+            else:
+                self.show_welcome()
 
     # -- a long chat: only the latest blocks laid out -----------------------------------------
 
