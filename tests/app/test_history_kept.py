@@ -199,3 +199,28 @@ async def test_chats_opened_in_quick_succession_show_only_the_last(
         assert [reply.source for reply in chat.replies()] == ["another answer"]
         await send_and_wait(pilot, "and so, reply 5 tokens")
         assert len(store.messages(second)) == 4 and len(store.messages(first)) == 2
+
+
+async def test_enter_while_a_chat_goes_on_screen_sends_after_it(
+    demo: DemoThread, store: Store
+) -> None:
+    """Ctrl+G, Enter, a message and Enter typed ahead: the message is sent once the chat is
+    on screen and lands after its blocks (it was shown before them, and then again)."""
+    chat_id = await _saved_chat(store, "a saved chat", "its answer")
+    app = make_app(demo.base_url, store=store)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_ready(pilot)
+        before = app.last_record
+        opening = asyncio.ensure_future(app._open_chat(chat_id))
+        await asyncio.sleep(0)
+        chat = app.query_one(ChatLog)
+        assert not opening.done()  # the old blocks are being removed
+        app.submit("and then? reply 5 tokens")
+        await opening
+        await wait_for(
+            pilot, lambda: app.last_record is not before and not app.busy, what="the reply"
+        )
+        assert [view.message_index for view in chat.message_views()] == [0, 1, 2, 3]
+        assert chat.replies()[0].source == "its answer"
+        assert store.messages(chat_id) == app.session.messages
+        assert len(app.session.messages) == 4

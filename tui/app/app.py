@@ -447,6 +447,11 @@ class FirstTokenApp(App[None]):
         if self.busy:
             self.notify("a reply is still streaming: esc cancels it", severity="warning")
             return
+        if self.query_one(ChatLog).replacing:
+            # Enter right after Ctrl+G / Ctrl+N / F6: the message goes after that chat's
+            # blocks, so it is sent once they are on screen.
+            self._once_shown(partial(self.submit, text))
+            return
         if not text:
             if self.session.awaiting_reply():
                 self.action_retry()  # send the loaded conversation as it stands
@@ -466,6 +471,11 @@ class FirstTokenApp(App[None]):
             self.prompt_history.append(text, save=False)
             hold.after_frame(self.prompt_history.save)
         self._await_reply(started)
+
+    @work(group="once-shown")
+    async def _once_shown(self, then: Callable[[], None]) -> None:
+        await self.query_one(ChatLog).replaced()
+        then()
 
     def _begin_request(self) -> tuple[RequestRunner, AssistantMessage]:
         """Build the request and hand it to the network loop now; the reply's block is
@@ -638,6 +648,9 @@ class FirstTokenApp(App[None]):
 
     def action_retry(self) -> None:
         if self.busy:
+            return
+        if self.query_one(ChatLog).replacing:  # as in submit: after that chat's blocks
+            self._once_shown(self.action_retry)
             return
         prompt = self.session.drop_last_reply()
         if prompt is None:

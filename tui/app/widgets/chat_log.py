@@ -259,6 +259,16 @@ class ChatLog(LayoutWithoutRepaint, StoreSizeWithoutRelayout, VerticalScroll):
             if isinstance(view, (AssistantMessage, ErrorMessage)):
                 view.remove()
 
+    @property
+    def replacing(self) -> bool:
+        """Another conversation is going on screen (its blocks not all there yet)."""
+        return self._replacing.locked()
+
+    async def replaced(self) -> None:
+        """Return once no other conversation is going on screen."""
+        async with self._replacing:
+            pass
+
     async def show_messages(
         self, messages: list[dict], reply_notes: dict[int, tuple[str, str]] | None = None
     ) -> None:
@@ -274,6 +284,7 @@ class ChatLog(LayoutWithoutRepaint, StoreSizeWithoutRelayout, VerticalScroll):
             self._forget_spares()
             self._unbuilt, self._folded, self._earlier_row = [], [], None
             self._reply_notes = dict(reply_notes or {})
+            messages = list(messages)  # as they are now: the session's list may grow meanwhile
             await self.remove_children()
             if messages:
                 self.add_messages(messages)
