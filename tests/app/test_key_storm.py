@@ -56,7 +56,7 @@ def _send_at_once(app: FirstTokenApp, keys: list[str]) -> None:
         app.post_message(events.Key(key, character))
 
 
-@pytest.mark.parametrize("seed", [3, 104])
+@pytest.mark.parametrize("seed", [1, 10])  # each ended the app before c6045f6
 async def test_key_bursts_leave_screen_session_and_store_in_step(
     streaming_demo: DemoThread, tmp_path: Path, seed: int
 ) -> None:
@@ -68,9 +68,12 @@ async def test_key_bursts_leave_screen_session_and_store_in_step(
             for _ in range(150):
                 _send_at_once(app, _burst(chooser))
                 await pilot.pause(chooser.choice(PAUSES))
-            await pilot.press("escape", "escape")  # close what is open, cancel what streams
-            await wait_for(pilot, lambda: not app.busy, timeout=30, what="the app idle")
+            for _ in range(6):  # close what is open (modals can stack), cancel what streams
+                await pilot.press("escape")
+                if isinstance(app.screen, ChatScreen):
+                    break
             assert isinstance(app.screen, ChatScreen)
+            await wait_for(pilot, lambda: not app.busy, timeout=30, what="the app idle")
             app.query_one(PromptInput).clear_prompt()  # what the burst left half typed
             # The app still works, and what it shows, holds and stored agree.
             await send_and_wait(pilot, "after the burst, reply 5 tokens")
