@@ -666,18 +666,11 @@ class FirstTokenApp(App[None]):
         if self.busy and self.runner is not None:
             self.runner.cancel()
         system = self.session.system_prompt
-        self.session.start_over([])
-        if system:
-            self.session.set_system_prompt(system)
         self.last_record = None
-        conversation = self.session.conversation
-        await self.query_one(ChatLog).show_messages(self.session.messages)
-        if self.session.conversation != conversation:
+        if not await self.load_messages([{"role": "system", "content": system}] if system else []):
             return  # another chat was opened meanwhile: the panel is its
         self.query_one(LatencyPanel).clear_history()
         self._refresh_panel()
-        self._update_preview()
-        self._prepare_turn()
 
     def action_open_chat(self) -> None:
         from tui.app.screens.chat_picker import ChatPicker

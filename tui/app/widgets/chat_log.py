@@ -328,11 +328,7 @@ class ChatLog(LayoutWithoutRepaint, StoreSizeWithoutRelayout, VerticalScroll):
             taken = self._unbuilt[-count:]
             del self._unbuilt[-count:]
             views = [self._new_view(index, message) for index, message in taken]
-            row = self._earlier_row
-            if row is not None and row.parent is self:
-                await self.mount_all(views, after=row)
-            else:  # the row is still being mounted: the top is where it will be
-                await self.mount_all(views, before=0)
+            await self.mount_all(views, after=self._earlier_row)
         self._show_earlier_row()
         if oldest_shown is not None:
             # After the layout that places what was shown above it.
