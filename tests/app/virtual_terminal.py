@@ -14,6 +14,7 @@ from typing import Any
 from rich.cells import cell_len
 from rich.segment import ControlType, Segment
 from rich.style import Style
+from textual import messages
 from textual.app import App
 
 Cell = tuple[str, Style | None]
@@ -110,12 +111,22 @@ def _text(row: list[Cell]) -> str:
     return "".join(character for character, _ in row)
 
 
+# What a widget posts to its screen to be laid out or repainted (Widget._check_refresh).
+PAINT_MESSAGES = (messages.Update, messages.Layout, messages.UpdateScroll)
+
+
 def settled(app: Any) -> bool:
     """Nothing left to paint: the frames so far are all the terminal will get."""
     screen = app.screen
     return not (
         screen._layout_required
+        or screen._repaint_required
+        or screen._scroll_required
         or screen._dirty_widgets
         or screen._compositor._dirty_regions
         or any(widget._repaint_required for widget in app.screen.walk_children())
+        # A widget clears its own flag when it posts the message; until the screen has taken
+        # it, the change is on neither side (a check then saw a paragraph's old words, on a
+        # loaded machine, in CI).
+        or any(isinstance(message, PAINT_MESSAGES) for message in screen._message_queue.values)
     )
