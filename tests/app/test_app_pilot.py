@@ -267,8 +267,11 @@ async def test_help_model_picker_and_system_prompt(demo: DemoThread):
         await pilot.press("f9")
         assert isinstance(app.screen, SystemPromptScreen)
         app.screen.dismiss("You are terse.")
-        await pilot.pause(0.1)
-        assert app.session.messages[0] == {"role": "system", "content": "You are terse."}
+        await wait_for(
+            pilot,
+            lambda: app.session.messages[:1] == [{"role": "system", "content": "You are terse."}],
+            what="the system prompt",
+        )
         await send_and_wait(pilot, "hi")
         assert demo.requests[-1]["messages"][0]["content"] == "You are terse."
 
