@@ -19,6 +19,7 @@ from textual.widgets import Digits, Static
 
 from tui.app.live_figures import LiveFigures
 from tui.app.widgets.budget_gauge import BudgetFigures, BudgetGauge
+from tui.app.widgets.single_layout import StoreSizeWithoutRelayout
 from tui.app.widgets.ttft_history import TtftHistory, TtftSample, format_ms
 from tui.engine.metrics import RequestRecord, Thresholds
 
@@ -61,6 +62,18 @@ def _rows(rows: list[tuple[str, str]]) -> Text:
     return text
 
 
+class PanelText(StoreSizeWithoutRelayout, Static):
+    """A line or block of the panel's text. When a layout pass resizes it (the TTFT's unit
+    appears, the timings gain rows), Textual asks for a second whole-screen layout to store
+    the new size, which finds nothing new: one more layout and frame, ~20 ms after the write
+    that brought the first live figures (traced, benchmarks/render). It stores the size
+    without asking (see single_layout); it scrolls nothing, so nothing else needs it."""
+
+
+class PanelDigits(StoreSizeWithoutRelayout, Digits):
+    """The large TTFT, which changes width with its value: as PanelText."""
+
+
 class LatencyPanel(VerticalScroll):
     def __init__(self, thresholds: Thresholds, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -87,24 +100,24 @@ class LatencyPanel(VerticalScroll):
 
     def _widgets(self) -> list[Widget]:
         return [
-            Static("TTFT", id="ttft-label", classes="section"),
+            PanelText("TTFT", id="ttft-label", classes="section"),
             Horizontal(
-                Digits("--", id="ttft", classes="-idle"),
-                Static("", id="ttft-unit"),
+                PanelDigits("--", id="ttft", classes="-idle"),
+                PanelText("", id="ttft-unit"),
                 id="ttft-row",
             ),
-            Static("", id="ttft-note"),
-            Static("", id="timings"),
-            Static("prompt", classes="section"),
-            Static("", id="prompt-tokens"),
+            PanelText("", id="ttft-note"),
+            PanelText("", id="timings"),
+            PanelText("prompt", classes="section"),
+            PanelText("", id="prompt-tokens"),
             BudgetGauge(id="budget"),
-            Static("", id="trim-note"),
-            Static("switches", classes="section"),
-            Static("", id="switches"),
-            Static("TTFT this chat", classes="section"),
+            PanelText("", id="trim-note"),
+            PanelText("switches", classes="section"),
+            PanelText("", id="switches"),
+            PanelText("TTFT this chat", classes="section"),
             TtftHistory(id="history"),
-            Static("endpoint", classes="section"),
-            Static("", id="endpoint"),
+            PanelText("endpoint", classes="section"),
+            PanelText("", id="endpoint"),
         ]
 
     @_once_filled
