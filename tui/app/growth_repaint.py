@@ -15,6 +15,7 @@ one. Its children are repainted by their own changes. Widgets that say so
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from textual._compositor import Compositor
@@ -80,6 +81,36 @@ class GrowthAwareCompositor(Compositor):
         self._dirty_regions.clear()
         self._dirty_regions.update(dirty_before | regions)
         return result
+
+    def _get_renders(self, crop: Region | None = None) -> Iterator[tuple[Region, Region, Any]]:
+        """The widgets' lines a frame paints from, for the rows of `crop` only.
+
+        A frame paints the rows of its dirty regions, within the box around them (`crop`).
+        Textual picks the widgets whose *clip* (their parent's visible area) overlaps that box,
+        which for anything docked or laid out at the top level is the whole screen, and has
+        each widget that is fully visible render all of its rows. So every frame rendered the
+        screen, the header, the footer, the prompt, the panel and the chat pane whole (from
+        their line caches, but line by line): a streamed write that changed three rows of the
+        reply went through ~40 rows of each of them (counted with a render_lines probe).
+        Here a widget is asked only for its rows inside the box, and only if its visible part
+        overlaps the box. Columns are left whole: a widget's strip must start at its own left
+        edge or at a cut, so that the frame's cuts divide it as Textual expects."""
+        if crop is None:
+            yield from super()._get_renders(crop)
+            return
+        top, bottom = crop.y, crop.bottom
+        for widget, (region, clip) in self.visible_widgets.items():
+            visible = region.intersection(clip)
+            if not crop.overlaps(visible):
+                continue
+            x, y, width, height = visible
+            first, last = max(y, top), min(y + height, bottom)
+            rows = Region(x, first, width, last - first)
+            yield (
+                region,
+                rows,  # as the clip: _render_chops paints region & clip, these rows
+                widget.render_lines(Region(x - region.x, first - region.y, width, last - first)),
+            )
 
 
 class GrowthAwareScreen(Screen[Any]):
