@@ -11,6 +11,9 @@ background and side borders looks the same in its old rows when it grows or shri
 bottom: what changes is the rows from its old bottom edge (border and padding) to its new
 one. Its children are repainted by their own changes. Widgets that say so
 (`repaint_growth_only = True`) get that smaller repaint; everything else keeps Textual's.
+
+And when a frame paints those few rows, only the widgets on them render, and only those rows
+(`GrowthAwareCompositor._get_renders`).
 """
 
 from __future__ import annotations
