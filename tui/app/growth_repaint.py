@@ -106,14 +106,10 @@ class GrowthAwareCompositor(Compositor):
             visible = region.intersection(clip)
             if not crop.overlaps(visible):
                 continue
-            x, y, width, height = visible
-            first, last = max(y, top), min(y + height, bottom)
-            rows = Region(x, first, width, last - first)
-            yield (
-                region,
-                rows,  # as the clip: _render_chops paints region & clip, these rows
-                widget.render_lines(Region(x - region.x, first - region.y, width, last - first)),
-            )
+            first, last = max(visible.y, top), min(visible.bottom, bottom)
+            rows = Region(visible.x, first, visible.width, last - first)
+            # `rows` as the clip: _render_chops paints region & clip, i.e. these rows.
+            yield region, rows, widget.render_lines(rows.translate(-region.offset))
 
 
 class GrowthAwareScreen(Screen[Any]):
