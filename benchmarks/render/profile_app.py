@@ -9,8 +9,11 @@ adds which widgets asked for a layout (RENDER_TRACE_REPAINT=1: who asked for a r
 through what calls; RENDER_TRACE_OUTPUT=1: the bytes of each terminal write, by row:column painted;
 RENDER_TRACE_STALLS=1: every stretch of over 10 ms in which the UI loop ran nothing else).
 From Enter on, RENDER_COUNT_LINES=out.json counts the lines each widget class rendered afresh
-(and the time), RENDER_THREAD_CPU=out.json the CPU seconds of each app thread; both are
-written when the app stops, and any of these switches combine.
+(and the time), RENDER_THREAD_CPU=out.json the CPU seconds of each app thread,
+RENDER_TIME_PARTS=out.json the CPU time of a few phases (layouts, frames, writes, mounts,
+styling; nested phases are counted in their own line only); all are written when the app
+stops, and any of these switches combine. RENDER_PROBE=script.py runs a script of your own in
+the app's process first (to patch in a one-off probe).
 
     RENDER_FIRSTTOKEN_PROFILE=/tmp/short.prof python -m benchmarks.render.run_all \\
         --apps firsttoken --scenarios short --short-runs 1 --no-warm-up
@@ -67,10 +70,19 @@ def main() -> None:
         _thread_cpu(os.environ["RENDER_THREAD_CPU"])
     if os.environ.get("RENDER_COUNT_LINES"):
         _count_lines(os.environ["RENDER_COUNT_LINES"])
+    if os.environ.get("RENDER_TIME_PARTS"):
+        _time_parts(os.environ["RENDER_TIME_PARTS"])
     if os.environ.get("RENDER_TRACE"):
         _trace(os.environ["RENDER_TRACE"])
         _log_start(os.environ["RENDER_TRACE"])
     from tui.cli import main as firsttoken
+
+    if os.environ.get("RENDER_PROBE"):
+        import runpy
+
+        # An ad-hoc probe: a script run in the app's process before the app starts; it finds
+        # this module as sys.modules["__main__"] (before_submit, AT_STOP).
+        runpy.run_path(os.environ["RENDER_PROBE"])
 
     start_at = os.environ.get("RENDER_PROFILE_FROM")
     if start_at in ("send", "end"):
@@ -207,6 +219,93 @@ def _count_lines(path: str) -> None:
         with open(path, "w") as out:
             rows = {name: [counts[name], micros[name] // 1000] for name, _ in micros.most_common()}
             json.dump({"widget: [lines rendered afresh, ms rendering]": rows}, out, indent=1)
+
+    AT_STOP.append(dump)
+
+
+def _time_parts(path: str) -> None:
+    """CPU time of the UI thread (thread_time: sleeps and the other threads are not counted)
+    in a few phases from Enter on, written to `path` as JSON when the app stops, with the
+    thread's whole time beside them. A phase run inside another (a frame inside a layout)
+    is taken out of the outer one's figure. The reply writer's write is awaited: its figure
+    also holds whatever ran while it waited (mounts it started, mostly)."""
+    import functools
+    import inspect
+    import json
+    import time
+    from collections import Counter
+    from pathlib import Path
+    from typing import Any
+
+    from textual._compositor import Compositor
+    from textual.css.stylesheet import Stylesheet
+    from textual.screen import Screen
+
+    from tui.app.widgets.reply_writer import ReplyWriter
+
+    spent: Counter[str] = Counter()
+    calls: Counter[str] = Counter()
+    inside: list[str] = []  # the phases running now, innermost last
+    on = [False]
+
+    def enter(label: str) -> float:
+        inside.append(label)
+        return time.thread_time()
+
+    def leave(label: str, started: float) -> None:
+        took = time.thread_time() - started
+        inside.pop()
+        spent[label] += took
+        calls[label] += 1
+        if inside:
+            spent[inside[-1]] -= took  # the outer phase keeps only its own time
+
+    def timed(owner: type, name: str, label: str) -> None:
+        original = getattr(owner, name)
+        if inspect.iscoroutinefunction(original):
+
+            @functools.wraps(original)
+            async def timed_async(*args: Any, **kwargs: Any) -> Any:
+                if not on[0]:
+                    return await original(*args, **kwargs)
+                started = enter(label)
+                try:
+                    return await original(*args, **kwargs)
+                finally:
+                    leave(label, started)
+
+            setattr(owner, name, timed_async)
+        else:
+
+            @functools.wraps(original)
+            def timed_sync(*args: Any, **kwargs: Any) -> Any:
+                if not on[0]:
+                    return original(*args, **kwargs)
+                started = enter(label)
+                try:
+                    return original(*args, **kwargs)
+                finally:
+                    leave(label, started)
+
+            setattr(owner, name, timed_sync)
+
+    timed(Compositor, "reflow", "layout: arrange (reflow)")
+    timed(Screen, "_refresh_layout", "layout: the rest (resize events, signals)")
+    timed(Screen, "_compositor_refresh", "frame: render and write")
+    timed(Stylesheet, "apply", "styling (stylesheet.apply)")
+    timed(ReplyWriter, "_write", "reply writer: write (parse, update, mount)")
+    started = [0.0]
+
+    def at_submit() -> None:
+        on[0] = True
+        started[0] = time.thread_time()
+
+    before_submit(at_submit)
+
+    def dump() -> None:
+        rows = {label: [round(s * 1000, 1), calls[label]] for label, s in spent.most_common()}
+        rows["(UI thread, all)"] = [round((time.thread_time() - started[0]) * 1000, 1), 1]
+        Path(path).write_text(json.dumps({"phase: [ms, calls]": rows}, indent=1))
 
     AT_STOP.append(dump)
 
