@@ -1,12 +1,13 @@
-"""A frame renders only the rows it paints, of only the widgets on those rows (see
-GrowthAwareCompositor._get_renders): Textual rendered every top-level widget whole on every
-frame, however small the change."""
+"""A frame renders only the rows it paints, of only the widgets that show on those rows (see
+tui/app/frame_rows.py): Textual rendered every top-level widget whole on every frame, however
+small the change."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from app_helpers import WidgetsInApp, wait_for
+from textual.containers import Horizontal
 from textual.geometry import Region
 from textual.widget import Widget
 from textual.widgets import Footer, Header, Static
@@ -42,4 +43,40 @@ async def test_a_frame_renders_the_rows_it_paints_and_nothing_else(monkeypatch: 
         text.update("\n".join(lines))
         await wait_for(pilot, lambda: settled(app), what="the new text to be painted")
         assert "line 6 changed" in terminal.text()
+        assert terminal.differences() == []
+
+
+async def test_two_changes_far_apart_render_only_their_own_rows(monkeypatch: Any) -> None:
+    # A change in the reply and one in the side panel make one box over both: every widget
+    # under that box had all of its rows in it rendered, though only two rows were painted,
+    # and the widgets behind them (hidden there) were rendered as well.
+    left, right = Static("\n".join(LINES), id="left"), Static("\n".join(LINES), id="right")
+    left.styles.width = right.styles.width = "50%"
+    app = WidgetsInApp(Horizontal(left, right))
+    async with app.run_test(size=(80, 40)) as pilot:
+        terminal = VirtualTerminal(app)
+        await wait_for(pilot, lambda: settled(app), what="the first frame")
+        rendered: list[tuple[Widget, Region]] = []
+        render_lines = Widget.render_lines
+
+        def recorded(widget: Widget, crop: Region) -> Any:
+            rendered.append((widget, crop))
+            return render_lines(widget, crop)
+
+        monkeypatch.setattr(Widget, "render_lines", recorded)
+        left.refresh(Region(0, 2, 10, 1))
+        right.refresh(Region(0, 25, 10, 1))
+        await wait_for(pilot, lambda: settled(app), what="the two rows to be painted")
+        rows = {widget: crop for widget, crop in rendered if widget in (left, right)}
+        assert rows[left].y == 2 and rows[left].height == 1
+        assert rows[right].y == 25 and rows[right].height == 1
+        assert all(crop.height == 1 for _, crop in rendered)  # rows 2 and 25, nothing between
+        # The container and the screen behind the two texts show nowhere: not rendered.
+        assert {widget for widget, _ in rendered} == {left, right}
+
+        lines = LINES[:]
+        lines[3], lines[28] = "left or right, row 3 changed", "row 28 changed as well"
+        left.update("\n".join(lines))
+        right.update("\n".join(lines))
+        await wait_for(pilot, lambda: settled(app), what="the new text to be painted")
         assert terminal.differences() == []

@@ -12,18 +12,18 @@ bottom: what changes is the rows from its old bottom edge (border and padding) t
 one. Its children are repainted by their own changes. Widgets that say so
 (`repaint_growth_only = True`) get that smaller repaint; everything else keeps Textual's.
 
-And when a frame paints those few rows, only the widgets on them render, and only those rows
-(`GrowthAwareCompositor._get_renders`).
+And when a frame paints those few rows, only the widgets that show on them render, and only
+those rows (frame_rows).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-from textual._compositor import Compositor
 from textual.geometry import Region
 from textual.screen import Screen
+
+from tui.app.frame_rows import FrameRowsCompositor
 
 
 def growth_region(widget: Any, old: Any, new: Any) -> Region | None:
@@ -48,7 +48,7 @@ def growth_region(widget: Any, old: Any, new: Any) -> Region | None:
     return Region(now.x, top, now.width, bottom - top).intersection(visible)
 
 
-class GrowthAwareCompositor(Compositor):
+class GrowthAwareCompositor(FrameRowsCompositor):
     def reflow(self, parent: Any, size: Any) -> Any:
         old_map = dict(self._full_map)
         whole_screen_dirty = size.region in self._dirty_regions
@@ -84,32 +84,6 @@ class GrowthAwareCompositor(Compositor):
         self._dirty_regions.clear()
         self._dirty_regions.update(dirty_before | regions)
         return result
-
-    def _get_renders(self, crop: Region | None = None) -> Iterator[tuple[Region, Region, Any]]:
-        """The widgets' lines a frame paints from, for the rows of `crop` only.
-
-        A frame paints the rows of its dirty regions, within the box around them (`crop`).
-        Textual picks the widgets whose *clip* (their parent's visible area) overlaps that box,
-        which for anything docked or laid out at the top level is the whole screen, and has
-        each widget that is fully visible render all of its rows. So every frame rendered the
-        screen, the header, the footer, the prompt, the panel and the chat pane whole (from
-        their line caches, but line by line): a streamed write that changed three rows of the
-        reply went through ~40 rows of each of them (counted with a render_lines probe).
-        Here a widget is asked only for its rows inside the box, and only if its visible part
-        overlaps the box. Columns are left whole: a widget's strip must start at its own left
-        edge or at a cut, so that the frame's cuts divide it as Textual expects."""
-        if crop is None:
-            yield from super()._get_renders(crop)
-            return
-        top, bottom = crop.y, crop.bottom
-        for widget, (region, clip) in self.visible_widgets.items():
-            visible = region.intersection(clip)
-            if not crop.overlaps(visible):
-                continue
-            first, last = max(visible.y, top), min(visible.bottom, bottom)
-            rows = Region(visible.x, first, visible.width, last - first)
-            # `rows` as the clip: _render_chops paints region & clip, i.e. these rows.
-            yield region, rows, widget.render_lines(rows.translate(-region.offset))
 
 
 class GrowthAwareScreen(Screen[Any]):
