@@ -8,10 +8,13 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from app_helpers import WidgetsInApp
-from textual.geometry import Region, Spacing
+from app_helpers import WidgetsInApp, wait_for
+from textual.containers import VerticalScroll
+from textual.geometry import Region, Size, Spacing
+from textual.map_geometry import MapGeometry
+from virtual_terminal import VirtualTerminal, settled
 
-from tui.app.growth_repaint import growth_region
+from tui.app.growth_repaint import growth_region, paints_the_same, same_stacking
 from tui.app.widgets.message_view import AssistantMessage
 
 
@@ -122,3 +125,66 @@ async def test_a_layout_that_mounts_a_block_arranges_the_screen_once() -> None:
             await pilot.pause()
         assert reflows >= 2
         assert arranges.count(False) == reflows  # one whole-screen arrangement per layout
+
+
+async def test_a_new_block_leaves_the_blocks_above_it_alone() -> None:
+    # Appending a block changes every earlier block's clip (the reply's inside grew) and its
+    # painting order (each new sibling shifts the order of those before it); neither changes
+    # what they look like, and Textual repainted all of them on every such write.
+    app = WidgetsInApp(VerticalScroll(AssistantMessage(0, "", model="demo")))
+    async with app.run_test(size=(80, 30)) as pilot:
+        terminal = VirtualTerminal(app)
+        view = app.query_one(AssistantMessage)
+        await wait_for(pilot, lambda: view.markdown is not None, what="the reply's Markdown")
+        await view.markdown.append("## Title\n\nA first paragraph.\n\n- one\n- two")  # streamed
+        await wait_for(pilot, lambda: settled(app), what="the reply to be painted")
+        blocks = list(view.markdown.children)
+        above = Region.from_union([block.region for block in blocks])
+        compositor = app.screen._compositor
+        marked: list[set[Region]] = []
+        reflow = compositor.reflow
+
+        def recording_reflow(parent: Any, size: Any) -> Any:
+            result = reflow(parent, size)
+            marked.append(set(compositor._dirty_regions))
+            return result
+
+        compositor.reflow = recording_reflow  # type: ignore[method-assign]
+        await view.markdown.append("\n\nA new paragraph, a new block.\n")
+        await wait_for(pilot, lambda: settled(app), what="the new block to be painted")
+        assert len(view.markdown.children) == len(blocks) + 1 and marked
+        assert not any(region.overlaps(above) for regions in marked for region in regions)
+        assert "A new paragraph" in terminal.text()
+        assert terminal.differences() == []
+
+
+def map_geometry(region: Region, clip: Region, order: int) -> MapGeometry:
+    size = Size(region.width, region.height)
+    return MapGeometry(region, ((0, 0, order),), clip, size, size, region, Spacing())
+
+
+def test_a_clip_or_order_change_that_shows_the_same_needs_no_repaint() -> None:
+    block = Region(2, 3, 60, 4)
+    old = map_geometry(block, clip=Region(0, 0, 80, 10), order=-1)
+    assert paints_the_same(old, map_geometry(block, clip=Region(0, 0, 80, 12), order=-2))
+    # The clip now cuts the block: what shows changed.
+    assert not paints_the_same(old, map_geometry(block, clip=Region(0, 0, 80, 5), order=-1))
+    moved = Region(2, 4, 60, 4)
+    assert not paints_the_same(old, map_geometry(moved, clip=Region(0, 0, 80, 10), order=-1))
+
+
+def test_order_changes_count_only_while_the_stacking_is_kept() -> None:
+    a, b, c = object(), object(), object()
+    clip = Region(0, 0, 80, 24)
+    old = {
+        a: map_geometry(Region(0, 0, 9, 9), clip, -1),
+        b: map_geometry(Region(0, 0, 9, 9), clip, 0),
+    }
+    shifted = {
+        a: map_geometry(Region(0, 0, 9, 9), clip, -2),
+        b: map_geometry(Region(0, 0, 9, 9), clip, -1),
+        c: map_geometry(Region(0, 9, 9, 1), clip, 0),
+    }
+    assert same_stacking(old, shifted)  # all shifted down one, a new one on top
+    swapped = {a: old[b], b: old[a]}
+    assert not same_stacking(old, swapped)  # b now under a: the overlap looks different

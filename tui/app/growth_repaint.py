@@ -48,6 +48,30 @@ def growth_region(widget: Any, old: Any, new: Any) -> Region | None:
     return Region(now.x, top, now.width, bottom - top).intersection(visible)
 
 
+def paints_the_same(old: Any, new: Any) -> bool:
+    """Whether a widget whose geometry went from `old` to `new` looks the same on screen: the
+    same place and size, and the same part of it let through by its clip. The clip itself and
+    the painting order may differ (the caller checks that the order of the widgets relative
+    to each other is kept). A container's children are clipped to its inside, so a reply
+    growing by a row changed the clip of every block above the new row; and each new block
+    shifts the order of all the blocks before it. Textual repainted each of them whole on
+    every write, though none of them looked any different."""
+    return (
+        old._replace(clip=new.clip, order=new.order) == new
+        and old.visible_region == new.visible_region
+    )
+
+
+def same_stacking(old_map: Any, new_map: Any) -> bool:
+    """Whether the widgets in both maps are stacked in the same order in both: then a
+    widget's order can change without its pixels changing (new widgets are repainted anyway,
+    with what they cover, and so are the places removed ones left)."""
+    common = [widget for widget in new_map if widget in old_map]
+    return sorted(common, key=lambda widget: old_map[widget].order) == sorted(
+        common, key=lambda widget: new_map[widget].order
+    )
+
+
 class GrowthAwareCompositor(FrameRowsCompositor):
     def reflow(self, parent: Any, size: Any) -> Any:
         old_map = dict(self._full_map)
@@ -66,8 +90,11 @@ class GrowthAwareCompositor(FrameRowsCompositor):
         # except for growing containers that asked for less.
         regions: set[Region] = set()
         changed = {widget for widget, _ in new_map.items() ^ old_map.items()}
+        stacking_kept = same_stacking(old_map, new_map)
         for widget in changed:
             old, new = old_map.get(widget), new_map.get(widget)
+            if old is not None and new is not None and stacking_kept and paints_the_same(old, new):
+                continue
             if (
                 old is not None
                 and new is not None
