@@ -1,7 +1,9 @@
-"""Live figures that change the size of the panel's text cost one screen layout, not two."""
+"""Live figures that change the size of the panel's text cost one screen layout, not two; the
+TTFT colour costs a restyle only when its level changes."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from app_helpers import WidgetsInApp, wait_for
@@ -51,3 +53,34 @@ async def test_figures_that_resize_the_panels_text_are_laid_out_once() -> None:
         # Textual's own widgets asked for a second layout here, as each stored its new size.
         assert reflows == 1
         assert terminal.differences() == []  # and that one layout painted all of it
+
+
+async def test_the_ttft_colour_restyles_only_when_its_level_changes(monkeypatch: Any) -> None:
+    app = WidgetsInApp(LatencyPanel(Thresholds(warn_ms=500, error_ms=1500), id="panel"))
+    async with app.run_test(size=(60, 40)) as pilot:
+        terminal = VirtualTerminal(app)
+        panel = app.query_one(LatencyPanel)
+        await panel.fill()
+        panel.show_idle()
+        await wait_for(pilot, lambda: settled(app), what="the idle panel to be painted")
+        digits, unit = panel.query_one("#ttft"), panel.query_one("#ttft-unit")
+        restyled: list[Any] = []
+        update_styles = type(app).update_styles
+
+        def counted(self: Any, node: Any, animate: bool = True) -> None:
+            restyled.append(node)
+            update_styles(self, node, animate)
+
+        monkeypatch.setattr(type(app), "update_styles", counted)
+        panel.show_live(FIRST_FIGURES)  # idle -> ok: one restyle each
+        assert digits.has_class("-ok") and not digits.has_class("-idle")
+        assert restyled.count(digits) == 1 and restyled.count(unit) == 1
+        restyled.clear()
+        panel.show_live(dataclasses.replace(FIRST_FIGURES, ttft_ms=131.0))  # still ok
+        assert str(digits.value) == "131" and restyled == []
+        panel.show_live(dataclasses.replace(FIRST_FIGURES, ttft_ms=900.0))  # ok -> warn
+        assert digits.has_class("-warn") and unit.has_class("-warn")
+        assert not digits.has_class("-ok") and not unit.has_class("-ok")
+        assert restyled.count(digits) == 1 and restyled.count(unit) == 1
+        await wait_for(pilot, lambda: settled(app), what="the warn colour to be painted")
+        assert terminal.differences() == []

@@ -70,6 +70,15 @@ class PanelText(StoreSizeWithoutRelayout, Static):
     without asking (see single_layout); it scrolls nothing, so nothing else needs it."""
 
 
+def set_level_class(widget: Widget, level_class: str) -> None:
+    """Give `widget` this one of LEVEL_CLASSES. Each class change restyles the widget (the
+    stylesheet is matched again): none when the level is unchanged, one when it changes
+    (removing the old class and adding the new one restyled it twice)."""
+    if not widget.has_class(level_class):
+        widget.remove_class(*LEVEL_CLASSES, update=False)
+        widget.add_class(level_class)
+
+
 class PanelDigits(StoreSizeWithoutRelayout, Digits):
     """The large TTFT, which changes width with its value: as PanelText."""
 
@@ -164,11 +173,8 @@ class LatencyPanel(VerticalScroll):
         if self._shown.get("ttft") != (value, level_class):
             self._shown["ttft"] = (value, level_class)
             digits.update(value)
-            digits.remove_class(*LEVEL_CLASSES)
-            digits.add_class(level_class)
-            unit_widget = self.query_one("#ttft-unit", Static)
-            unit_widget.remove_class(*LEVEL_CLASSES)
-            unit_widget.add_class(level_class)
+            for widget in (digits, self.query_one("#ttft-unit", Static)):
+                set_level_class(widget, level_class)
         self._set("ttft-unit", unit)
         self._set("ttft-label", Text.assemble(("TTFT  ", "bold"), (label, "dim")))
 
