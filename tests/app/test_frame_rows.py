@@ -16,20 +16,26 @@ from virtual_terminal import VirtualTerminal, settled
 LINES = [f"line {n}: " + "words " * (n % 7) for n in range(30)]
 
 
+def record_renders(monkeypatch: Any) -> list[tuple[Widget, Region]]:
+    """From now on, every widget asked for lines and the rows it was asked for."""
+    rendered: list[tuple[Widget, Region]] = []
+    render_lines = Widget.render_lines
+
+    def recorded(widget: Widget, crop: Region) -> Any:
+        rendered.append((widget, crop))
+        return render_lines(widget, crop)
+
+    monkeypatch.setattr(Widget, "render_lines", recorded)
+    return rendered
+
+
 async def test_a_frame_renders_the_rows_it_paints_and_nothing_else(monkeypatch: Any) -> None:
     text = Static("\n".join(LINES), id="text")
     app = WidgetsInApp(Header(), text, Footer())
     async with app.run_test(size=(60, 40)) as pilot:
         terminal = VirtualTerminal(app)
         await wait_for(pilot, lambda: settled(app), what="the first frame")
-        rendered: list[tuple[Widget, Region]] = []
-        render_lines = Widget.render_lines
-
-        def recorded(widget: Widget, crop: Region) -> Any:
-            rendered.append((widget, crop))
-            return render_lines(widget, crop)
-
-        monkeypatch.setattr(Widget, "render_lines", recorded)
+        rendered = record_renders(monkeypatch)
         text.refresh(Region(0, 5, 20, 2))  # two rows of the text
         await wait_for(pilot, lambda: settled(app), what="the two rows to be painted")
         assert rendered
@@ -56,14 +62,7 @@ async def test_two_changes_far_apart_render_only_their_own_rows(monkeypatch: Any
     async with app.run_test(size=(80, 40)) as pilot:
         terminal = VirtualTerminal(app)
         await wait_for(pilot, lambda: settled(app), what="the first frame")
-        rendered: list[tuple[Widget, Region]] = []
-        render_lines = Widget.render_lines
-
-        def recorded(widget: Widget, crop: Region) -> Any:
-            rendered.append((widget, crop))
-            return render_lines(widget, crop)
-
-        monkeypatch.setattr(Widget, "render_lines", recorded)
+        rendered = record_renders(monkeypatch)
         left.refresh(Region(0, 2, 10, 1))
         right.refresh(Region(0, 25, 10, 1))
         await wait_for(pilot, lambda: settled(app), what="the two rows to be painted")

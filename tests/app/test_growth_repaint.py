@@ -71,22 +71,28 @@ def test_anything_but_a_change_of_height_is_repainted_whole() -> None:
     assert growth_region(bordered(1), old, scrolled) is None
 
 
+def record_marked_regions(app: Any) -> list[set[Region]]:
+    """From now on, the regions each layout pass marks for repainting."""
+    compositor = app.screen._compositor
+    marked: list[set[Region]] = []
+    reflow = compositor.reflow
+
+    def recording_reflow(parent: Any, size: Any) -> Any:
+        result = reflow(parent, size)
+        marked.append(set(compositor._dirty_regions))
+        return result
+
+    compositor.reflow = recording_reflow
+    return marked
+
+
 async def test_a_growing_reply_leaves_its_unchanged_rows_alone() -> None:
     app = WidgetsInApp(AssistantMessage(0, "## Title\n\nA first paragraph.\n", model="demo"))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         view = app.query_one(AssistantMessage)
         before = view.region
-        compositor = app.screen._compositor
-        marked: list[set[Region]] = []
-        reflow = compositor.reflow
-
-        def recording_reflow(parent: Any, size: Any) -> Any:
-            result = reflow(parent, size)
-            marked.append(set(compositor._dirty_regions))
-            return result
-
-        compositor.reflow = recording_reflow  # type: ignore[method-assign]
+        marked = record_marked_regions(app)
         await view.markdown.append("\n\nA second paragraph makes the reply taller.\n")
         await pilot.pause()
         after = view.region
@@ -140,16 +146,7 @@ async def test_a_new_block_leaves_the_blocks_above_it_alone() -> None:
         await wait_for(pilot, lambda: settled(app), what="the reply to be painted")
         blocks = list(view.markdown.children)
         above = Region.from_union([block.region for block in blocks])
-        compositor = app.screen._compositor
-        marked: list[set[Region]] = []
-        reflow = compositor.reflow
-
-        def recording_reflow(parent: Any, size: Any) -> Any:
-            result = reflow(parent, size)
-            marked.append(set(compositor._dirty_regions))
-            return result
-
-        compositor.reflow = recording_reflow  # type: ignore[method-assign]
+        marked = record_marked_regions(app)
         await view.markdown.append("\n\nA new paragraph, a new block.\n")
         await wait_for(pilot, lambda: settled(app), what="the new block to be painted")
         assert len(view.markdown.children) == len(blocks) + 1 and marked

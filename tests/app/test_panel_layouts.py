@@ -24,14 +24,20 @@ FIRST_FIGURES = LiveFigures(
 )
 
 
+async def idle_panel(app: WidgetsInApp, pilot: Any) -> LatencyPanel:
+    """The app's panel, filled and showing "--", painted."""
+    panel = app.query_one(LatencyPanel)
+    await panel.fill()
+    panel.show_idle()
+    await wait_for(pilot, lambda: settled(app), what="the idle panel to be painted")
+    return panel
+
+
 async def test_figures_that_resize_the_panels_text_are_laid_out_once() -> None:
     app = WidgetsInApp(LatencyPanel(Thresholds(warn_ms=500, error_ms=1500), id="panel"))
     async with app.run_test(size=(60, 40)) as pilot:
         terminal = VirtualTerminal(app)
-        panel = app.query_one(LatencyPanel)
-        await panel.fill()
-        panel.show_idle()
-        await wait_for(pilot, lambda: settled(app), what="the idle panel to be painted")
+        panel = await idle_panel(app, pilot)
         digits, unit = panel.query_one("#ttft"), panel.query_one("#ttft-unit")
         sizes_before = (digits.size, unit.size)
         compositor = app.screen._compositor
@@ -59,10 +65,7 @@ async def test_the_ttft_colour_restyles_only_when_its_level_changes(monkeypatch:
     app = WidgetsInApp(LatencyPanel(Thresholds(warn_ms=500, error_ms=1500), id="panel"))
     async with app.run_test(size=(60, 40)) as pilot:
         terminal = VirtualTerminal(app)
-        panel = app.query_one(LatencyPanel)
-        await panel.fill()
-        panel.show_idle()
-        await wait_for(pilot, lambda: settled(app), what="the idle panel to be painted")
+        panel = await idle_panel(app, pilot)
         digits, unit = panel.query_one("#ttft"), panel.query_one("#ttft-unit")
         restyled: list[Any] = []
         update_styles = type(app).update_styles

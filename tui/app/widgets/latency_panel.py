@@ -70,6 +70,10 @@ class PanelText(StoreSizeWithoutRelayout, Static):
     without asking (see single_layout); it scrolls nothing, so nothing else needs it."""
 
 
+class PanelDigits(StoreSizeWithoutRelayout, Digits):
+    """The large TTFT, which changes width with its value: as PanelText."""
+
+
 def set_level_class(widget: Widget, level_class: str) -> None:
     """Give `widget` this one of LEVEL_CLASSES. Each class change restyles the widget (the
     stylesheet is matched again): none when the level is unchanged, one when it changes
@@ -77,10 +81,6 @@ def set_level_class(widget: Widget, level_class: str) -> None:
     if not widget.has_class(level_class):
         widget.remove_class(*LEVEL_CLASSES, update=False)
         widget.add_class(level_class)
-
-
-class PanelDigits(StoreSizeWithoutRelayout, Digits):
-    """The large TTFT, which changes width with its value: as PanelText."""
 
 
 class LatencyPanel(VerticalScroll):
