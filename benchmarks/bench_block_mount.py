@@ -25,7 +25,7 @@ from textual.widgets import Markdown
 
 from tui.app.widgets.message_view import AssistantMessage
 from tui.app.widgets.reply_blocks import shared_parser
-from tui.engine.demo_reply import offline_reply
+from tui.demo.reply import offline_reply
 
 STEP = 3_000
 

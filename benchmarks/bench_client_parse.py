@@ -42,8 +42,8 @@ MAX_TOKENS = 8192
 # closes (so it never outlives the benchmark).
 SERVER = """
 import sys
-from tui.engine.demo_server import start_demo_in_thread
-from tui.engine.latency_model import latency_model
+from tui.demo import start_demo_in_thread
+from tui.demo.latency_model import latency_model
 overrides = {"decode_tokens_per_s": float(sys.argv[1])} if sys.argv[1] != "instant" else {}
 with start_demo_in_thread(latency_model("instant", overrides)) as server:
     print(server.base_url, flush=True)

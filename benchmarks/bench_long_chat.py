@@ -23,10 +23,10 @@ from typing import Any
 from tui.app.app import FirstTokenApp
 from tui.app.widgets import chat_log
 from tui.config import ConfigFlags, load_config
-from tui.engine.demo_reply import offline_reply
-from tui.engine.demo_thread import start_demo_in_thread
-from tui.engine.endpoint import Endpoint
-from tui.engine.latency_model import latency_model
+from tui.demo.latency_model import latency_model
+from tui.demo.reply import offline_reply
+from tui.demo.thread import start_demo_in_thread
+from tui.wiring import Endpoint
 
 REPLY = "reply 400 tokens"
 

@@ -30,7 +30,7 @@ from tui.app.growth_repaint import GrowthAwareScreen
 from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.message_view import AssistantMessage
 from tui.app.widgets.steady_scrollbar import SteadyScrollBar
-from tui.engine.demo_reply import offline_reply
+from tui.demo.reply import offline_reply
 
 
 class ChatOnly(App[None]):

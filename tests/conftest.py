@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tui.engine.demo_server import DemoServer
-from tui.engine.latency_model import latency_model
+from tui.demo import DemoServer
+from tui.demo.latency_model import latency_model
 
 _LEAKY_ENV = (
     "OPENAI_API_KEY",

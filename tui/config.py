@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from tui.config_files import CONFIG_NAME, SETTINGS_NAME, Setting, discover, read_settings
 from tui.config_schema import PRIORITY_ITEMS, ConfigError, Invalid, show, text, url
+from tui.engine import redact
 from tui.engine.metrics import DEFAULT_REQUEST_CLASSES, RequestClass, Thresholds
 
 if TYPE_CHECKING:
@@ -24,7 +25,6 @@ if TYPE_CHECKING:
 __all__ = ["Config", "ConfigError", "ConfigFlags", "load_config", "mask_secret"]
 
 NO_KEY = "(none: the embedded demo endpoint is used)"
-HIDDEN = "****"
 
 
 @dataclass(frozen=True)
@@ -123,14 +123,8 @@ SETTING_FIELDS = tuple(f.name for f in fields(Config) if f.name not in _META_FIE
 
 
 def mask_secret(secret: str | None) -> str:
-    """ "sk-…abcd": a known prefix and at most the last 4 characters; short keys fully hidden."""
-    if secret is None:
-        return NO_KEY
-    prefix = "sk-" if secret.startswith("sk-") else ""
-    body = secret[len(prefix) :]
-    if len(body) < 12:  # too short to reveal any of it without giving much away
-        return HIDDEN
-    return f"{prefix}…{body[-4:]}"
+    """The key as `config` shows it: masked, or what happens without one."""
+    return NO_KEY if secret is None else redact.mask_secret(secret)
 
 
 def load_config(

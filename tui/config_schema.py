@@ -34,7 +34,7 @@ Check = Callable[[Any], Any]
 
 TRIM_STRATEGIES = ("priority", "recent", "none")
 PRIORITY_ITEMS = ("system", "latest_user", "tool_result", "history")
-# Fallback when tui.engine.latency_model cannot be imported; the real list comes from PRESETS.
+# Fallback when tui.demo.latency_model cannot be imported; the real list comes from PRESETS.
 KNOWN_DEMO_PRESETS = ("cpu-small", "seed-qwen7b", "h100-70b", "instant")
 
 
@@ -220,9 +220,7 @@ JSON_KEYS: tuple[Key, ...] = (
 
 
 def demo_presets() -> tuple[str, ...]:
-    """Preset names from the demo engine when it is importable (imported only when needed)."""
-    try:
-        from tui.engine.latency_model import PRESETS
-    except ImportError:
-        return KNOWN_DEMO_PRESETS
+    """The demo endpoint's latency presets (its model module imports in milliseconds)."""
+    from tui.demo import PRESETS
+
     return tuple(PRESETS)

@@ -86,8 +86,8 @@ class EndpointProcess:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from tui.engine.demo_server import start_demo_in_thread
-    from tui.engine.latency_model import latency_model
+    from tui.demo import start_demo_in_thread
+    from tui.demo.latency_model import latency_model
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, default=0)

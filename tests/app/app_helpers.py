@@ -20,8 +20,8 @@ from tui.app.live_figures import LiveFigures
 from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.message_view import AssistantMessage, MessageView
 from tui.config import ConfigFlags, load_config
-from tui.engine.endpoint import Endpoint
 from tui.engine.metrics import RequestRecord, Thresholds
+from tui.wiring import Endpoint
 
 
 class WidgetsInApp(App[None]):

@@ -4,8 +4,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from tui.engine.demo_server import DemoThread, start_demo_in_thread
-from tui.engine.latency_model import latency_model
+from tui.demo import DemoThread, start_demo_in_thread
+from tui.demo.latency_model import latency_model
 
 
 @pytest.fixture

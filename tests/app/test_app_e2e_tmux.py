@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from tui.engine.demo_server import DemoThread, start_demo_in_thread
-from tui.engine.latency_model import latency_model
+from tui.demo import DemoThread, start_demo_in_thread
+from tui.demo.latency_model import latency_model
 
 REPO = Path(__file__).resolve().parents[2]
 TTFT_IN_REPLY = re.compile(r"TTFT (\d+(?:\.\d+)?) (ms|s)\b")

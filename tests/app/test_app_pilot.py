@@ -22,7 +22,7 @@ from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.latency_panel import _digits_value
 from tui.app.widgets.message_view import ErrorMessage
 from tui.app.widgets.ttft_history import format_ms
-from tui.engine.demo_server import DemoThread
+from tui.demo import DemoThread
 from tui.engine.metrics import RequestStatus
 from tui.engine.store import Store
 

@@ -23,7 +23,7 @@ from app_helpers import (
 from tui.app.app import FirstTokenApp
 from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.prompt_input import PromptInput
-from tui.engine.demo_server import DemoThread
+from tui.demo import DemoThread
 
 SIZE = (130, 40)
 

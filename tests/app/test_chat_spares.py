@@ -21,7 +21,7 @@ from tui.app.app import FirstTokenApp
 from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.latency_panel import LatencyPanel
 from tui.app.widgets.message_view import AssistantMessage, MessageView
-from tui.engine.demo_server import DemoThread
+from tui.demo import DemoThread
 
 
 def is_spare(view: object) -> bool:

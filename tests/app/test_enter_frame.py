@@ -13,8 +13,8 @@ from virtual_terminal import VirtualTerminal, settled
 
 from tui.app.enter_frame import EnterFrameHold
 from tui.app.widgets.latency_panel import LatencyPanel
-from tui.engine.demo_server import DemoThread, start_demo_in_thread
-from tui.engine.latency_model import latency_model
+from tui.demo import DemoThread, start_demo_in_thread
+from tui.demo.latency_model import latency_model
 
 
 class Bare(App[None]):

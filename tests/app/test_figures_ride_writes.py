@@ -15,7 +15,7 @@ from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.latency_panel import LatencyPanel
 from tui.app.widgets.message_view import AssistantMessage
 from tui.app.widgets.reply_writer import ReplyWriter
-from tui.engine.demo_server import DemoThread
+from tui.demo import DemoThread
 
 
 def record_live_figures(monkeypatch: Any, app: Any) -> list[int]:

@@ -15,7 +15,7 @@ from textual.widgets import Markdown, Static
 from textual.widgets._markdown import MarkdownBullet, MarkdownTableContent
 
 from tui.app.widgets.message_view import AssistantMessage
-from tui.engine.demo_reply import offline_reply
+from tui.demo.reply import offline_reply
 
 MIXED = """Setext heading
 ==============

@@ -15,7 +15,7 @@ from tui.app.screens.chat_picker import ChatPicker
 from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.message_view import ErrorMessage
 from tui.app.widgets.ttft_history import format_ms
-from tui.engine.demo_server import DemoThread
+from tui.demo import DemoThread
 from tui.engine.metrics import RequestStatus
 from tui.engine.store import Store
 

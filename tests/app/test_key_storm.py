@@ -17,8 +17,8 @@ from textual import events
 from tui.app.app import ChatScreen, FirstTokenApp
 from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.prompt_input import PromptInput
-from tui.engine.demo_server import DemoThread, start_demo_in_thread
-from tui.engine.latency_model import latency_model
+from tui.demo import DemoThread, start_demo_in_thread
+from tui.demo.latency_model import latency_model
 from tui.engine.store import Store
 
 BINDING_KEYS = [

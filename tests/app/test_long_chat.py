@@ -12,7 +12,7 @@ from textual.pilot import Pilot
 from tui.app.app import FirstTokenApp
 from tui.app.widgets.chat_log import REVEAL_STEP, VISIBLE_MESSAGES, ChatLog
 from tui.app.widgets.earlier_messages import EarlierMessages
-from tui.engine.demo_server import DemoThread
+from tui.demo import DemoThread
 
 
 def conversation(turns: int) -> list[dict[str, str]]:

@@ -16,7 +16,7 @@ from app_helpers import make_app, replies, wait_for
 import tui.app.widgets.chat_log
 import tui.app.widgets.message_view
 from tui.app.widgets.chat_log import ChatLog
-from tui.engine.demo_server import DemoThread
+from tui.demo import DemoThread
 
 
 @pytest.fixture

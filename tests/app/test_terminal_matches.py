@@ -16,7 +16,7 @@ from virtual_terminal import VirtualTerminal, settled
 
 from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.message_view import AssistantMessage
-from tui.engine.demo_server import DemoThread
+from tui.demo import DemoThread
 
 TEXT_BLOCKS = (MarkdownParagraph, MarkdownHeader)
 PARTS = [

@@ -20,7 +20,7 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Markdown
 
-from tui.engine.demo_reply import offline_reply
+from tui.demo.reply import offline_reply
 
 pytestmark = pytest.mark.bench
 

@@ -47,10 +47,10 @@ from tui.engine.metrics import RequestRecord, RequestStatus
 if TYPE_CHECKING:
     from tui.config import Config
     from tui.engine.client import ChatClient
-    from tui.engine.endpoint import Endpoint
     from tui.engine.events import Finished
     from tui.engine.store import Store
     from tui.engine.tokens import TokenCounter
+    from tui.wiring import Endpoint
 
 NARROW_WIDTH = 100  # below this many columns the side panel starts collapsed
 PREVIEW_DEBOUNCE_S = 0.15
@@ -223,9 +223,9 @@ class FirstTokenApp(App[None]):
     @work(thread=True, exclusive=True, group="warm-up")
     def _warm_up(self) -> tuple[TokenCounter, ChatClient, Endpoint]:
         """Everything the first Enter would otherwise pay for, done before it."""
-        from tui.engine.endpoint import client_for  # imports openai: ~0.9 s here
         from tui.engine.request_builder import build_request
         from tui.engine.tokens import get_counter
+        from tui.wiring import client_for, request_settings  # the client imports openai
 
         endpoint = self.endpoint
         if endpoint is None:
@@ -237,7 +237,7 @@ class FirstTokenApp(App[None]):
         _ = client._sdk.chat.completions
         build_request(
             [{"role": "user", "content": "warm up"}],
-            self.config,
+            request_settings(self.config),
             counter,
             trim_enabled=True,
             stream=True,
@@ -710,7 +710,7 @@ class FirstTokenApp(App[None]):
     async def action_load_sample(self) -> None:
         if self.busy:
             return
-        from tui.app.sample_conversation import bloated_sample
+        from tui.sample_conversation import bloated_sample
 
         await self.load_messages(bloated_sample())
         self.notify(

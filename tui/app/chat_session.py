@@ -144,15 +144,18 @@ class ChatSession:
     def build_request(self, counter: TokenCounter) -> ChatRequest:
         """The request for the current messages, with this chat's switches, model and budget."""
         from tui.engine.request_builder import build_request
+        from tui.wiring import request_settings
 
-        config = self.config
-        if config.trim_strategy == "none" and self.trim_enabled:
+        settings = request_settings(self.config)
+        if settings.trim_policy.strategy == "none" and self.trim_enabled:
+            # Trimming switched on in a chat configured without it: the default strategy.
             from dataclasses import replace
 
-            config = replace(config, trim_strategy="priority")
+            policy = replace(settings.trim_policy, strategy="priority")
+            settings = replace(settings, trim_policy=policy)
         return build_request(
             self.messages,
-            config,
+            settings,
             counter,
             trim_enabled=self.trim_enabled,
             stream=self.streaming,

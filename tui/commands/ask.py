@@ -123,7 +123,7 @@ def open_client(
 ) -> ChatClient | None:
     """The client for the configured endpoint, or for the embedded demo started on `stack`
     when none is (its one-line notice on stderr); None after a one-line error."""
-    from tui.engine.endpoint import client_for, open_endpoint
+    from tui.wiring import client_for, open_endpoint
 
     try:
         endpoint = stack.enter_context(open_endpoint(config))
@@ -151,6 +151,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
     from tui.engine.metrics import RequestStatus
     from tui.engine.request_builder import build_request
     from tui.engine.tokens import get_counter
+    from tui.wiring import request_settings
 
     try:
         messages = conversation(args, sys.stdin)
@@ -170,7 +171,12 @@ def run(args: argparse.Namespace, config: Config) -> int:
     counter = get_counter(config.model)
     try:
         request = build_request(
-            messages, config, counter, trim_enabled=trim_enabled, stream=stream, budget=budget
+            messages,
+            request_settings(config),
+            counter,
+            trim_enabled=trim_enabled,
+            stream=stream,
+            budget=budget,
         )
     except ValueError as error:  # e.g. an invalid trim policy
         _error(str(error))

@@ -125,6 +125,7 @@ def run_bench(args: argparse.Namespace, config: Config) -> int:
     from tui.commands.ask import load_messages
     from tui.engine.request_builder import build_request
     from tui.engine.tokens import get_counter
+    from tui.wiring import request_settings
 
     # Unlike `ask`, stdin is never read: a script's open stdin must not stall a benchmark.
     messages: list[dict[str, Any]] = []
@@ -137,7 +138,7 @@ def run_bench(args: argparse.Namespace, config: Config) -> int:
     if args.prompt is not None:
         messages.append({"role": "user", "content": args.prompt})
     if not messages:
-        from tui.app.sample_conversation import bloated_sample
+        from tui.sample_conversation import bloated_sample
 
         messages = bloated_sample()
         print(
@@ -151,7 +152,12 @@ def run_bench(args: argparse.Namespace, config: Config) -> int:
     for trim in (False, True):
         for stream in (True, False):
             request = build_request(
-                messages, config, counter, trim_enabled=trim, stream=stream, budget=budget
+                messages,
+                request_settings(config),
+                counter,
+                trim_enabled=trim,
+                stream=stream,
+                budget=budget,
             )
             label = (
                 f"{'trimmed' if trim else 'untrimmed'}, {'streamed' if stream else 'not streamed'}"
@@ -172,6 +178,7 @@ def run_bench(args: argparse.Namespace, config: Config) -> int:
 def run_sweep(args: argparse.Namespace, config: Config) -> int:
     from tui.engine.request_builder import build_request
     from tui.engine.tokens import get_counter
+    from tui.wiring import request_settings
 
     lengths: list[int] = args.lengths
     limit = config.context_window - config.output_limit if config.context_window else None
@@ -186,7 +193,11 @@ def run_sweep(args: argparse.Namespace, config: Config) -> int:
     variants = []
     for length in lengths:
         request = build_request(
-            filler_messages(length, counter), config, counter, trim_enabled=False, stream=True
+            filler_messages(length, counter),
+            request_settings(config),
+            counter,
+            trim_enabled=False,
+            stream=True,
         )
         variants.append(Variant(f"{length:,} tokens", replace(request, max_tokens=args.max_tokens)))
 
@@ -213,10 +224,13 @@ def run_sweep(args: argparse.Namespace, config: Config) -> int:
 def run_check(args: argparse.Namespace, config: Config) -> int:
     from tui.engine.request_builder import build_request
     from tui.engine.tokens import get_counter
+    from tui.wiring import request_settings
 
     counter = get_counter(config.model)
     messages = [{"role": "user", "content": CHECK_QUESTION}]
-    base = build_request(messages, config, counter, trim_enabled=False, stream=True)
+    base = build_request(
+        messages, request_settings(config), counter, trim_enabled=False, stream=True
+    )
     variants: list[Variant] = []
     targets: dict[str, float] = {}
     floor = 0  # the largest max_tokens an earlier class is chosen for (classify: first match)

@@ -128,7 +128,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
     def endpoint() -> Any:
         # Imported and opened by the app's warm-up thread, after the first frame: it imports
         # openai (~0.9 s) and may start the demo server.
-        from tui.engine.endpoint import open_endpoint
+        from tui.wiring import open_endpoint
 
         return open_endpoint(config)
 

@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tui.engine.demo_server import DemoServer
-from tui.engine.latency_model import LatencyModel, latency_model
+from tui.demo import DemoServer
+from tui.demo.latency_model import LatencyModel, latency_model
 
 
 def _error(message: str) -> int:

@@ -15,6 +15,8 @@ from urllib.parse import urlsplit
 
 import openai
 
+from tui.engine.redact import mask_secret
+
 # Longest Retry-After we honour before retrying; a server asking for minutes is better reported.
 RETRY_AFTER_CAP_S = 20.0
 
@@ -37,11 +39,7 @@ def host_port(url: str) -> str:
 
 
 def mask_key(key: str | None) -> str:
-    """The masked key for messages ("sk-…abcd"); the config module owns the canonical form."""
-    try:
-        from tui.config import mask_secret
-    except ImportError:  # keep error reporting working even if config cannot be imported
-        return "(hidden)" if key else "(none)"
+    """The masked key for messages ("sk-…abcd")."""
     return mask_secret(key) if key else "(none)"
 
 

@@ -1,4 +1,4 @@
-"""Messages + config -> the ChatRequest the client sends (trimmed or not, counted either way).
+"""Messages + request settings -> the ChatRequest the client sends (trimmed or not, counted).
 
 When trimming is off the request carries `trim=None` (the record then says `trim_enabled=False`)
 and the messages are still counted, so the UI can show how far over budget they are.
@@ -7,19 +7,31 @@ and the messages are still counted, so the UI can show how far over budget they 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tui.engine.client import ChatRequest
-from tui.engine.trim import TrimResult, trim
+from tui.engine.trim import TrimPolicy, TrimResult, trim
 
 if TYPE_CHECKING:
-    from tui.config import Config
     from tui.engine.tokens import TokenCounter
+
+
+@dataclass(frozen=True, slots=True)
+class RequestSettings:
+    """What every request of a session shares: the values the config resolved."""
+
+    model: str
+    temperature: float
+    # Never more than the output reserve, so the budget plus the reply fit the context window.
+    max_tokens: int
+    token_budget: int
+    trim_policy: TrimPolicy
 
 
 def build_request(
     messages: Sequence[dict[str, Any]],
-    config: Config,
+    settings: RequestSettings,
     counter: TokenCounter,
     *,
     trim_enabled: bool,
@@ -27,17 +39,13 @@ def build_request(
     model: str | None = None,
     budget: int | None = None,
 ) -> ChatRequest:
-    """The request for `messages`; `budget` defaults to config.token_budget.
-
-    max_tokens is config.output_limit: never more than reserve_for_output, so the budget plus the
-    reply fit the context window the config was validated against.
-    """
+    """The request for `messages`; `budget` defaults to the settings' token budget."""
     result: TrimResult | None = None
     if trim_enabled:
         result = trim(
             messages,
-            budget if budget is not None else config.token_budget,
-            config.trim_policy(),
+            budget if budget is not None else settings.token_budget,
+            settings.trim_policy,
             counter,
         )
         sent = result.messages
@@ -47,10 +55,10 @@ def build_request(
         counted = counter.count_messages(sent)
     return ChatRequest(
         messages=list(sent),
-        model=model or config.model,
+        model=model or settings.model,
         stream=stream,
-        temperature=config.temperature,
-        max_tokens=config.output_limit,
+        temperature=settings.temperature,
+        max_tokens=settings.max_tokens,
         trim=result,
         prompt_tokens_estimated=counter.calibrated(counted),
         prompt_tokens_exact=counter.exact,

@@ -1,0 +1,175 @@
+"""`firsttoken bench`, `sweep` and `check` end to end in a subprocess, against the demo
+endpoint over real HTTP: tables, --json, exit codes, records kept, usage errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers.cli import ROOT, firsttoken
+from helpers.client import demo, fault_url
+
+
+@pytest.fixture(scope="module")
+def instant():
+    with demo("instant") as server:
+        yield server
+
+
+def stored_records(home: Path) -> int:
+    paths = list(home.rglob("*.sqlite3")) + list(home.rglob("*.db"))
+    assert len(paths) == 1, paths
+    with sqlite3.connect(paths[0]) as db:
+        return int(db.execute("select count(*) from records").fetchone()[0])
+
+
+def test_bench_sends_four_ways_and_keeps_every_record(
+    instant, tmp_path: Path, isolated_home: Path
+) -> None:
+    messages = tmp_path / "chat.json"
+    history = [{"role": "system", "content": "You answer briefly."}]
+    for n in range(12):  # a long history, so a 300-token budget has to trim it
+        history.append({"role": "user", "content": f"question {n}: " + "why is that slow? " * 20})
+        history.append({"role": "assistant", "content": "because of prefill. " * 20})
+    messages.write_text(json.dumps(history))
+    done = firsttoken(
+        "bench", "--base-url", instant.base_url, "--messages", str(messages), "--budget", "300",
+        "--runs", "2", "--json", "and now? reply 5 tokens",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    variants = {v["label"]: v for v in json.loads(done.stdout)["variants"]}
+    assert set(variants) == {
+        "untrimmed, streamed",
+        "untrimmed, not streamed",
+        "trimmed, streamed",
+        "trimmed, not streamed",
+    }
+    assert all(v["runs"] == v["ok"] == 2 for v in variants.values())
+    untrimmed = variants["untrimmed, streamed"]["prompt_tokens"]
+    trimmed = variants["trimmed, streamed"]["prompt_tokens"]
+    assert trimmed <= 300 < untrimmed
+    not_streamed = variants["untrimmed, not streamed"]
+    assert not_streamed["ttft_ms"]["p50"] == not_streamed["total_ms"]["p50"]  # TTFT = total
+    assert stored_records(isolated_home) == 8
+    assert done.stderr.count("TTFT") == 8  # one progress line per request
+
+
+def test_bench_table_and_a_failing_endpoint(instant) -> None:
+    done = firsttoken("bench", "--base-url", fault_url(instant, "500"), "--runs", "1", "hi")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].split()[:3] == ["variant", "prompt", "tok"]
+    assert sum(line.endswith("0/1") for line in lines) == 4
+    assert "untrimmed, streamed: " in done.stdout  # each failure named with its message
+
+
+def test_sweep_measures_each_length_and_fits_a_line(instant) -> None:
+    done = firsttoken(
+        "sweep", "--base-url", instant.base_url, "--lengths", "100,400,1200", "--runs", "1",
+        "--json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    payload = json.loads(done.stdout)
+    lengths = payload["lengths"]
+    assert [v["label"] for v in lengths] == ["100 tokens", "400 tokens", "1,200 tokens"]
+    for asked, result in zip((100, 400, 1200), lengths, strict=True):
+        assert abs(result["prompt_tokens"] - asked) <= 10  # the server's own count
+    assert payload["fit"] is not None and set(payload["fit"]) == {
+        "intercept_ms",
+        "ms_per_prompt_token",
+    }
+
+
+def test_sweep_refuses_lengths_that_do_not_fit(instant) -> None:
+    done = firsttoken("sweep", "--base-url", instant.base_url, "--lengths", "100,abc")
+    assert done.returncode == 2 and "--lengths" in done.stderr and "Traceback" not in done.stderr
+
+
+def classes_config(tmp_path: Path, first_target_ms: int) -> str:
+    """A config whose request classes are `first` (max_tokens up to 64) and `rest`, with
+    targets no machine's load can cross by accident (the first's is the test's to choose)."""
+    config = tmp_path / "config.toml"
+    config.write_text(
+        "[llm.request_classes]\n"
+        f"first = {{ ttft_target_ms = {first_target_ms}, max_output_tokens = 64 }}\n"
+        "rest = { ttft_target_ms = 60000 }\n"
+    )
+    return str(config)
+
+
+def test_check_passes_when_every_class_meets_its_target(instant, tmp_path: Path) -> None:
+    config = classes_config(tmp_path, 60_000)
+    done = firsttoken("check", "--config", config, "--base-url", instant.base_url, "--runs", "2")
+    assert done.returncode == 0, done.stderr
+    rows = {line.split()[0]: line for line in done.stdout.splitlines() if line}
+    assert rows["first"].endswith("met") and rows["rest"].endswith("met")
+    assert "every target met" in done.stdout
+
+
+def test_check_fails_when_the_first_token_is_late(tmp_path: Path) -> None:
+    # 700 ms of simulated network round trip before every first token: a 500 ms target
+    # cannot be met (the delay is a floor, whatever the machine's load).
+    config = classes_config(tmp_path, 500)
+    with demo("instant", rtt_ms=700.0) as slow:
+        done = firsttoken(
+            "check", "--config", config, "--base-url", slow.base_url, "--runs", "1", "--json"
+        )
+    assert done.returncode == 1
+    classes = {c["label"]: c for c in json.loads(done.stdout)["classes"]}
+    assert classes["first"]["met"] is False and classes["first"]["ttft_ms"]["p50"] >= 700
+    assert classes["rest"]["met"] is True
+    assert [c["target_ms"] for c in classes.values()] == [500, 60_000]
+
+
+def test_ctrl_c_prints_what_finished_and_keeps_every_record(isolated_home: Path) -> None:
+    # 20 tokens/s: each request streams for ~1 s, so the interrupt lands mid-request.
+    with demo("instant", decode_tokens_per_s=20.0) as slow:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "tui", "bench", "--base-url", slow.base_url, "--runs", "3",
+             "reply 20 tokens"],
+            cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True, env=dict(os.environ),
+        )  # fmt: skip
+        assert process.stderr is not None
+        progress = process.stderr.readline()  # the first request's line: it has finished
+        assert "TTFT" in progress, progress
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err
+    assert out.splitlines()[1].split()[-1] == "1/1"  # the finished request is in the table
+    lines = [progress, *err.splitlines()]
+    assert sum("TTFT" in line for line in lines) == 2  # the finished one and the cut one
+    assert "(cancelled)" in err
+    assert stored_records(isolated_home) == 2
+
+
+def test_bench_never_waits_on_an_open_stdin(instant, tmp_path: Path) -> None:
+    # `ask` reads a missing prompt from stdin; a benchmark in a script must not stall on it.
+    messages = tmp_path / "chat.json"
+    messages.write_text(json.dumps([{"role": "user", "content": "hi, reply 3 tokens"}]))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tui", "bench", "--base-url", instant.base_url, "--messages",
+         str(messages), "--runs", "1", "--json"],
+        cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, env=dict(os.environ),
+    )  # fmt: skip
+    try:
+        out, err = _wait_without_closing(process)
+    finally:
+        process.kill()
+    assert process.returncode == 0, err
+    assert len(json.loads(out)["variants"]) == 4
+
+
+def _wait_without_closing(process: subprocess.Popen[str]) -> tuple[str, str]:
+    """stdout and stderr once the process ends, its stdin left open all along."""
+    assert process.stdout is not None and process.stderr is not None
+    process.wait(timeout=60)
+    return process.stdout.read(), process.stderr.read()

@@ -1,0 +1,103 @@
+"""Reply tokens (deterministic, never splitting a character) and the latency model's presets."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tui.demo.latency_model import PRESETS, latency_model
+from tui.demo.reply import (
+    MAX_REPLY_TOKENS,
+    ReplySummary,
+    reply_tokens,
+    requested_length,
+    tokenize,
+)
+
+SUMMARY = ReplySummary(
+    messages=[{"role": "system", "content": "s"}, {"role": "user", "content": "hi"}],
+    prompt_tokens=213,
+    prefill_ms=255.6,
+    model="m",
+    preset="cpu-small",
+    stream=True,
+    fixed_ms=1.0,
+    prefill_ms_per_token=1.2,
+    decode_tokens_per_s=60.0,
+)
+
+
+@given(st.text())
+def test_tokens_rejoin_to_the_text(text: str) -> None:
+    assert "".join(tokenize(text)) == text
+    assert all(tokenize(text))  # no empty tokens
+
+
+def test_every_token_is_valid_utf8_on_its_own() -> None:
+    for token in reply_tokens(SUMMARY, 400):
+        assert token.encode("utf-8").decode("utf-8") == token
+    cjk = [t for t in tokenize("中文：首个令牌延迟（TTFT）") if not t.isascii()]
+    assert all(len(t) == 1 for t in cjk)
+
+
+def test_reply_has_markdown_code_and_cjk_and_exact_length() -> None:
+    tokens = reply_tokens(SUMMARY, 120)
+    text = "".join(tokens)
+    assert len(tokens) == 120
+    assert text.startswith("## firsttoken demo reply (simulated)\n")
+    assert "**2 messages** (1 system, 1 user)" in text and "**213 prompt tokens**" in text
+    assert "simulated prefill **256 ms**" in text and "streaming" in text
+    assert "\n- " in text and "```python\n" in text and "首个令牌延迟" in text
+    long = reply_tokens(SUMMARY, 5000)
+    assert len(long) == 5000 and long[:120] == tokens  # longer replies extend, never reshuffle
+    assert reply_tokens(SUMMARY, 5000) == long
+
+
+def test_requested_length() -> None:
+    def ask(text: object) -> int | None:
+        return requested_length([{"role": "user", "content": text}])
+
+    assert ask("please reply 42 tokens") == 42
+    assert ask("REPLY WITH 1 TOKEN") == 1
+    assert ask("reply 999999999 tokens") == MAX_REPLY_TOKENS
+    assert ask("reply a few tokens") is None
+    assert ask([{"type": "text", "text": "reply 9 tokens"}]) == 9
+    # Only the latest user message counts.
+    messages = [
+        {"role": "user", "content": "reply 5 tokens"},
+        {"role": "assistant", "content": "ok"},
+        {"role": "user", "content": "now something else"},
+    ]
+    assert requested_length(messages) is None
+
+
+def test_presets_match_the_measurements() -> None:
+    assert set(PRESETS) == {"cpu-small", "seed-qwen7b", "h100-70b", "instant"}
+    cpu = PRESETS["cpu-small"]
+    assert (cpu.prefill_ms_per_token, cpu.decode_tokens_per_s) == (1.2, 60)
+    # The article: 8,200 prompt tokens -> about 3.5 s; 5,800 -> about 2.4 s.
+    qwen = PRESETS["seed-qwen7b"]
+    assert qwen.ttft_ms(8200) == pytest.approx(3500, rel=0.02)
+    assert qwen.ttft_ms(5800) == pytest.approx(2400, rel=0.04)
+    # Published H100 figures: 48 ms at 500 tokens, 407 ms at 5,000.
+    h100 = PRESETS["h100-70b"]
+    assert h100.ttft_ms(500) == pytest.approx(48, rel=0.05)
+    assert h100.ttft_ms(5000) == pytest.approx(407, rel=0.05)
+    assert PRESETS["instant"].ttft_ms(10_000) == 0
+    assert cpu.describe() == "1.2 ms/prompt token, 60 tok/s"
+
+
+def test_overrides_and_their_errors() -> None:
+    model = latency_model("cpu-small", {"decode_tokens_per_s": 500, "jitter_ms": 10, "seed": 3})
+    assert (model.decode_tokens_per_s, model.seed, model.preset) == (500, 3, "cpu-small")
+    assert 0 <= model.jitter(1) <= 10 and model.jitter(1) == model.jitter(1)
+    assert model.ttft_ms(100, draw=1) >= model.rtt_ms + model.prefill_ms(100)
+    with pytest.raises(ValueError, match=r"unknown demo preset 'gpu'.*cpu-small, seed-qwen7b"):
+        latency_model("gpu")
+    with pytest.raises(ValueError, match="'decode_rate'"):
+        latency_model("cpu-small", {"decode_rate": 5})
+    with pytest.raises(ValueError, match="decode_tokens_per_s = 0"):
+        latency_model("cpu-small", {"decode_tokens_per_s": 0})
+    with pytest.raises(ValueError, match="rtt_ms = -1"):
+        latency_model("cpu-small", {"rtt_ms": -1})

@@ -1,0 +1,86 @@
+"""From the effective Config to the engine's objects: where requests go (the configured API,
+or the embedded demo endpoint when nothing is set), the client, and the request settings.
+
+The engine takes value objects and never reads the config; this module is the one place that
+turns one into the other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tui.config import Config
+    from tui.engine.client import ChatClient
+    from tui.engine.request_builder import RequestSettings
+    from tui.engine.tokens import TokenCounter
+
+DEMO_API_KEY = "demo"  # the demo server accepts any key; the SDK insists on one
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    base_url: str
+    api_key: str | None = None
+    simulated: bool = False
+    notice: str | None = None  # one line to show the user (the demo endpoint started)
+
+
+@contextmanager
+def open_endpoint(config: Config) -> Iterator[Endpoint]:
+    """The endpoint for `config`; starts (and finally stops) the demo server when needed."""
+    if not config.uses_demo_endpoint:
+        yield Endpoint(
+            base_url=config.base_url or "https://api.openai.com/v1", api_key=config.api_key
+        )
+        return
+    from tui.demo import latency_model, start_demo_in_thread
+
+    model = latency_model(config.demo_preset, config.demo_overrides)
+    demo = start_demo_in_thread(model)
+    try:
+        yield Endpoint(
+            base_url=demo.base_url,
+            api_key=DEMO_API_KEY,
+            simulated=True,
+            notice=(
+                "No API key or base_url configured: using the embedded demo endpoint at "
+                f"{demo.base_url} (simulated latency, preset {config.demo_preset})."
+            ),
+        )
+    finally:
+        demo.stop()
+
+
+def client_for(
+    config: Config, endpoint: Endpoint, counter: TokenCounter | None = None
+) -> ChatClient:
+    """The engine's client for this endpoint, with the config's timeouts and thresholds."""
+    from tui.engine.client import ChatClient  # imports openai
+
+    return ChatClient(
+        base_url=endpoint.base_url,
+        api_key=endpoint.api_key,
+        timeout_s=config.timeout_seconds,
+        chunk_timeout_ms=config.chunk_timeout_ms,
+        thresholds=config.thresholds(),
+        request_classes=config.request_classes,
+        max_retries=config.max_retries,
+        simulated=endpoint.simulated,
+        counter=counter,
+    )
+
+
+def request_settings(config: Config) -> RequestSettings:
+    from tui.engine.request_builder import RequestSettings
+
+    return RequestSettings(
+        model=config.model,
+        temperature=config.temperature,
+        max_tokens=config.output_limit,
+        token_budget=config.token_budget,
+        trim_policy=config.trim_policy(),
+    )
