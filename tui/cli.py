@@ -14,13 +14,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui import __version__
+from tui.commands._common import (
+    EXIT_BROKEN_PIPE,
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    error,
+    warning,
+)
 
 if TYPE_CHECKING:
     from tui.config import ConfigFlags
 
-EXIT_OK = 0
-EXIT_REQUEST_FAILED = 1
-EXIT_USAGE = 2
 LATEST_CHAT = 0  # --resume with no id: the newest saved chat
 
 
@@ -306,7 +311,7 @@ def _config_flags(args: argparse.Namespace) -> ConfigFlags:
 
 
 def _fail(message: str, code: int) -> int:
-    print(f"firsttoken: error: {message}", file=sys.stderr)
+    error(message)
     return code
 
 
@@ -326,8 +331,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         config = load_config(flags)
     except ConfigError as error:
         return _fail(str(error), EXIT_USAGE)
-    for warning in config.warnings:
-        print(f"firsttoken: warning: {warning}", file=sys.stderr)
+    for problem in config.warnings:
+        warning(problem)
     if args.command == "ask":
         from tui.commands import ask
 
@@ -351,20 +356,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _dispatch(args)
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader went away (`firsttoken ask ... | head`): stop quietly like other Unix tools.
         # Point stdout at devnull so the interpreter's final flush doesn't raise again.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        return 141
+        return EXIT_BROKEN_PIPE
     except Exception as error:  # the last line of defence: one line, never a traceback
         if os.environ.get("FIRSTTOKEN_DEBUG"):
             raise
         return _fail(
             f"unexpected {type(error).__name__}: {error} "
             "(run with FIRSTTOKEN_DEBUG=1 for the traceback, and please report it)",
-            EXIT_REQUEST_FAILED,
+            EXIT_FAILED,
         )
 
 

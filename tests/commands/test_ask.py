@@ -139,28 +139,6 @@ def test_messages_file_with_prompt_appended(capsys, tmp_path: Path, instant) -> 
     assert sent[:3] == history and sent[3] == {"role": "user", "content": "and now, reply 2 tokens"}
 
 
-@pytest.mark.parametrize(
-    ("content", "expected"),
-    [
-        ("{not json", "not valid JSON"),
-        ('{"role": "user"}', "expected a JSON list"),
-        ('[{"content": "x"}]', "item 0 is not a chat message"),
-    ],
-)
-def test_bad_messages_file_names_the_file(capsys, tmp_path, instant, content, expected) -> None:
-    path = tmp_path / "bad.json"
-    path.write_text(content)
-    code, out, err = _run(capsys, _args(messages=path), _config(instant.base_url))
-    assert code == 2 and out == ""
-    assert str(path) in err and expected in err and err.count("\n") == 1
-
-
-def test_missing_messages_file(capsys, tmp_path, instant) -> None:
-    path = tmp_path / "missing.json"
-    code, _, err = _run(capsys, _args(messages=path), _config(instant.base_url))
-    assert code == 2 and str(path) in err and "no such file" in err
-
-
 def test_trim_with_budget_drops_history(capsys, tmp_path, instant) -> None:
     history = [{"role": "system", "content": "sys"}]
     for i in range(30):

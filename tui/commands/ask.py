@@ -17,6 +17,16 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from tui.commands._common import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    UsageError,
+    error,
+    load_messages,
+    warning,
+)
 from tui.commands.ask_output import TerminalSanitizer, json_payload, summary_line
 from tui.engine.events import Delta, Finished
 
@@ -24,42 +34,6 @@ if TYPE_CHECKING:
     from tui.config import Config
     from tui.engine.client import ChatClient, ChatRequest
     from tui.engine.tokens import TokenCounter
-
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
-
-
-class UsageError(Exception):
-    """One line for `firsttoken: error: ...`, exit 2."""
-
-
-def _error(message: str) -> None:
-    print(f"firsttoken: error: {message}", file=sys.stderr, flush=True)
-
-
-def load_messages(path: Path) -> list[dict[str, Any]]:
-    """A JSON list of OpenAI chat messages, or a UsageError naming the file."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UsageError(f"--messages {path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise UsageError(f"--messages {path}: cannot read it ({error})") from None
-    except json.JSONDecodeError as error:
-        raise UsageError(
-            f"--messages {path}:{error.lineno}:{error.colno}: not valid JSON: {error.msg}"
-        ) from None
-    if not isinstance(data, list):
-        raise UsageError(f"--messages {path}: expected a JSON list of chat messages")
-    for index, message in enumerate(data):
-        if not isinstance(message, dict) or not isinstance(message.get("role"), str):
-            raise UsageError(
-                f"--messages {path}: item {index} is not a chat message "
-                '(expected an object with a "role", e.g. {"role": "user", "content": "..."})'
-            )
-    return data
 
 
 def read_prompt(args: argparse.Namespace, stdin: TextIO) -> str | None:
@@ -127,8 +101,8 @@ def open_client(
 
     try:
         endpoint = stack.enter_context(open_endpoint(config))
-    except (OSError, ValueError, RuntimeError) as error:
-        _error(f"cannot start the embedded demo endpoint: {error}")
+    except (OSError, ValueError, RuntimeError) as problem:
+        error(f"cannot start the embedded demo endpoint: {problem}")
         return None
     if endpoint.notice:
         print(endpoint.notice, file=sys.stderr, flush=True)
@@ -143,8 +117,8 @@ def _save(config: Config, finished: Finished) -> None:
     try:
         with Store() as store:
             store.save_record(finished.record, finished.text)
-    except StoreError as error:
-        print(f"firsttoken: warning: not saved: {error}", file=sys.stderr)
+    except StoreError as problem:
+        warning(f"not saved: {problem}")
 
 
 def run(args: argparse.Namespace, config: Config) -> int:
@@ -155,8 +129,8 @@ def run(args: argparse.Namespace, config: Config) -> int:
 
     try:
         messages = conversation(args, sys.stdin)
-    except UsageError as error:
-        _error(str(error))
+    except UsageError as problem:
+        error(str(problem))
         return EXIT_USAGE
     budget = getattr(args, "budget", None)
     trim_enabled = getattr(args, "trim", None)
@@ -178,8 +152,8 @@ def run(args: argparse.Namespace, config: Config) -> int:
             stream=stream,
             budget=budget,
         )
-    except ValueError as error:  # e.g. an invalid trim policy
-        _error(str(error))
+    except ValueError as problem:  # e.g. an invalid trim policy
+        error(str(problem))
         return EXIT_USAGE
 
     with contextlib.ExitStack() as stack:
@@ -206,7 +180,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
     if record.status is RequestStatus.OK:
         return EXIT_OK
     if record.status is RequestStatus.CANCELLED:
-        _error("cancelled; the partial reply was kept")
+        error("cancelled; the partial reply was kept")
         return EXIT_INTERRUPTED
-    _error(record.error_message or record.status.value)
+    error(record.error_message or record.status.value)
     return EXIT_FAILED

@@ -16,14 +16,17 @@ import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from tui.commands.ask import (
+from tui.commands._common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
     UsageError,
-    open_client,
+    error,
+    load_messages,
+    warning,
 )
+from tui.commands.ask import open_client
 from tui.commands.bench_output import (
     bench_lines,
     bench_payload,
@@ -50,10 +53,6 @@ if TYPE_CHECKING:
     from tui.engine.tokens import TokenCounter
 
 
-def _error(message: str) -> None:
-    print(f"firsttoken: error: {message}", file=sys.stderr, flush=True)
-
-
 def _progress(label: str, finished: Finished) -> None:
     record = finished.record
     ttft = f"{record.ttft_ms:,.0f} ms" if record.ttft_ms is not None else "—"
@@ -72,16 +71,16 @@ def _measure(
     if config.log_every_request:
         try:
             store = Store()
-        except StoreError as error:
-            print(f"firsttoken: warning: records not saved: {error}", file=sys.stderr)
+        except StoreError as problem:
+            warning(f"records not saved: {problem}")
 
     def on_finished(label: str, finished: Finished) -> None:
         _progress(label, finished)
         if store is not None:
             try:
                 store.save_record(finished.record, finished.text)
-            except StoreError as error:  # a full disk must not lose the measurements
-                print(f"firsttoken: warning: record not saved: {error}", file=sys.stderr)
+            except StoreError as problem:  # a full disk must not lose the measurements
+                warning(f"record not saved: {problem}")
 
     async def go(client: ChatClient) -> tuple[list[VariantResult], bool]:
         cancel = asyncio.Event()
@@ -113,7 +112,7 @@ def _finish(
     else:
         print("\n".join(lines))
     if stopped:
-        _error("interrupted: the runs that finished are above; every request's record was kept")
+        error("interrupted: the runs that finished are above; every request's record was kept")
         return EXIT_INTERRUPTED
     return EXIT_FAILED if failed else EXIT_OK
 
@@ -122,7 +121,6 @@ def _finish(
 
 
 def run_bench(args: argparse.Namespace, config: Config) -> int:
-    from tui.commands.ask import load_messages
     from tui.engine.request_builder import build_request
     from tui.engine.tokens import get_counter
     from tui.wiring import request_settings
@@ -132,8 +130,8 @@ def run_bench(args: argparse.Namespace, config: Config) -> int:
     if args.messages is not None:
         try:
             messages = load_messages(args.messages)
-        except UsageError as error:
-            _error(str(error))
+        except UsageError as problem:
+            error(str(problem))
             return EXIT_USAGE
     if args.prompt is not None:
         messages.append({"role": "user", "content": args.prompt})
@@ -183,7 +181,7 @@ def run_sweep(args: argparse.Namespace, config: Config) -> int:
     lengths: list[int] = args.lengths
     limit = config.context_window - config.output_limit if config.context_window else None
     if limit is not None and max(lengths) > limit:
-        _error(
+        error(
             f"--lengths: {max(lengths):,} prompt tokens do not fit the context window "
             f"({config.context_window:,} minus {config.output_limit:,} for the reply); "
             "ask for shorter prompts or raise contextWindow"

@@ -15,14 +15,11 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any, TextIO
 
+from tui.commands._common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, error
 from tui.commands.bench_output import count, duration, rate, table
 
 if TYPE_CHECKING:
     from tui.engine.store import Store
-
-EXIT_OK = 0
-EXIT_UNREADABLE = 1
-EXIT_USAGE = 2
 
 
 def _when(epoch: float) -> str:
@@ -98,10 +95,10 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
     from tui.locations import history_db_path
 
     if args.otel and args.chats:
-        print("firsttoken: error: --otel exports request records: leave out --chats", file=err)
+        error("--otel exports request records: leave out --chats", err)
         return EXIT_USAGE
     if args.conversation and args.chat is None:
-        print("firsttoken: error: --conversation needs --chat ID (which chat)", file=err)
+        error("--conversation needs --chat ID (which chat)", err)
         return EXIT_USAGE
     path = history_db_path()
     if not path.exists():
@@ -110,10 +107,9 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
     try:
         with Store(path) as store:
             if args.chat is not None and all(c["id"] != args.chat for c in store.chats()):
-                print(
-                    f"firsttoken: error: --chat {args.chat}: no such chat "
-                    "(`firsttoken history --chats` lists them)",
-                    file=err,
+                error(
+                    f"--chat {args.chat}: no such chat (`firsttoken history --chats` lists them)",
+                    err,
                 )
                 return EXIT_USAGE
             if args.conversation:
@@ -121,9 +117,9 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
                 out.write("\n")
                 return EXIT_OK
             items, nothing = _read(store, args)
-    except StoreError as error:
-        print(f"firsttoken: error: {error}", file=err)
-        return EXIT_UNREADABLE
+    except StoreError as unreadable:
+        error(str(unreadable), err)
+        return EXIT_FAILED
     if args.otel:
         exported = []
         for data in items:

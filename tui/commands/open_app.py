@@ -5,60 +5,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
-import json
 import os
 import signal
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tui.commands._common import EXIT_OK, EXIT_USAGE, UsageError, error, load_messages, warning
+
 if TYPE_CHECKING:
     from tui.config import Config
     from tui.engine.store import Store
-
-EXIT_OK = 0
-EXIT_USAGE = 2
-ROLES = frozenset({"system", "user", "assistant", "tool", "developer"})
-
-
-class MessagesFileError(ValueError):
-    """One line naming the file and what is wrong with it."""
-
-
-def load_messages(path: Path) -> list[dict[str, Any]]:
-    """An OpenAI-format message list from a JSON file (a list, or {"messages": [...]})."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise MessagesFileError(f"{path}: no such file (--messages)") from None
-    except OSError as error:
-        raise MessagesFileError(f"{path}: cannot read it ({error.strerror})") from None
-    except UnicodeDecodeError:
-        raise MessagesFileError(f"{path}: not UTF-8 text") from None
-    except json.JSONDecodeError as error:
-        raise MessagesFileError(
-            f"{path}:{error.lineno}:{error.colno}: not valid JSON ({error.msg})"
-        ) from None
-    if isinstance(data, dict) and isinstance(data.get("messages"), list):
-        data = data["messages"]
-    if not isinstance(data, list):
-        raise MessagesFileError(
-            f"{path}: expected a JSON list of chat messages "
-            '([{"role": "user", "content": "..."}]), got a JSON ' + type(data).__name__
-        )
-    for i, message in enumerate(data):
-        if not isinstance(message, dict):
-            raise MessagesFileError(f"{path}: message [{i}] is not an object")
-        role = message.get("role")
-        if role not in ROLES:
-            raise MessagesFileError(
-                f"{path}: message [{i}] has role {role!r}: expected one of "
-                + ", ".join(sorted(ROLES))
-            )
-        content = message.get("content")
-        if content is not None and not isinstance(content, (str, list)):
-            raise MessagesFileError(f"{path}: message [{i}] content must be a string or a list")
-    return data
 
 
 def _chat_to_resume(
@@ -110,8 +67,8 @@ def run(args: argparse.Namespace, config: Config) -> int:
     if path is not None:
         try:
             messages = load_messages(Path(path))
-        except MessagesFileError as error:
-            print(f"firsttoken: error: {error}", file=sys.stderr)
+        except UsageError as bad_file:
+            error(str(bad_file))
             return EXIT_USAGE
 
     # The engine client runs on its own thread: let it take the GIL within 1 ms of a socket
@@ -137,8 +94,8 @@ def run(args: argparse.Namespace, config: Config) -> int:
     store = None
     try:
         store = Store()
-    except StoreError as error:
-        print(f"firsttoken: warning: history not saved: {error}", file=sys.stderr)
+    except StoreError as unusable:
+        warning(f"history not saved: {unusable}")
 
     resume: int | None = None
     wanted = getattr(args, "resume", None)
@@ -147,7 +104,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
         if problem:
             if store is not None:
                 store.close()
-            print(f"firsttoken: error: {problem}", file=sys.stderr)
+            error(problem)
             return EXIT_USAGE
 
     app = FirstTokenApp(

@@ -6,17 +6,17 @@ import argparse
 import asyncio
 import errno
 import signal
-import sys
 from pathlib import Path
 from typing import Any
 
+from tui.commands._common import EXIT_USAGE, error
 from tui.demo import DemoServer
 from tui.demo.latency_model import LatencyModel, latency_model
 
 
 def _error(message: str) -> int:
-    print(f"firsttoken: error: {message}", file=sys.stderr)
-    return 2
+    error(message)
+    return EXIT_USAGE
 
 
 def run(args: argparse.Namespace, config: Any) -> int:

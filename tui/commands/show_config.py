@@ -11,12 +11,10 @@ from pathlib import Path
 from typing import TextIO
 
 from tui import locations
+from tui.commands._common import EXIT_OK, EXIT_USAGE, error
 from tui.config import SETTING_FIELDS, Config, ConfigError, ConfigFlags, load_config, mask_secret
 from tui.config_examples import CONFIG_EXAMPLE_TOML, SETTINGS_EXAMPLE_JSON
 from tui.engine.metrics import RequestClass
-
-EXIT_OK = 0
-EXIT_CONFIG = 2
 
 
 def run(args: argparse.Namespace, flags: ConfigFlags) -> int:
@@ -24,9 +22,9 @@ def run(args: argparse.Namespace, flags: ConfigFlags) -> int:
         return init(locations.config_dir(), sys.stdout, sys.stderr)
     try:
         config = load_config(flags)
-    except ConfigError as error:
-        print(f"firsttoken: error: {error}", file=sys.stderr)
-        return EXIT_CONFIG
+    except ConfigError as problem:
+        error(str(problem))
+        return EXIT_USAGE
     sys.stdout.write(render(config))
     return EXIT_OK
 
@@ -99,9 +97,9 @@ def init(folder: Path, out: TextIO, err: TextIO) -> int:
     """Write config.toml and settings.json into `folder`; an existing file is left alone."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        print(f"firsttoken: error: cannot create {folder}: {error.strerror}", file=err)
-        return EXIT_CONFIG
+    except OSError as problem:
+        error(f"cannot create {folder}: {problem.strerror}", err)
+        return EXIT_USAGE
     for name, content in (
         ("config.toml", CONFIG_EXAMPLE_TOML),
         ("settings.json", SETTINGS_EXAMPLE_JSON),
@@ -113,9 +111,9 @@ def init(folder: Path, out: TextIO, err: TextIO) -> int:
         except FileExistsError:
             print(f"skipped {target} (it already exists; left unchanged)", file=out)
             continue
-        except OSError as error:
-            print(f"firsttoken: error: cannot write {target}: {error.strerror}", file=err)
-            return EXIT_CONFIG
+        except OSError as problem:
+            error(f"cannot write {target}: {problem.strerror}", err)
+            return EXIT_USAGE
         print(f"wrote   {target}", file=out)
     print("Edit them, then run `firsttoken config` to see the effective values.", file=out)
     return EXIT_OK
