@@ -30,7 +30,7 @@ from tui.engine.client_sse import (
     EventSplitter,
     EventStreamError,
 )
-from tui.engine.events import Delta, Finished
+from tui.engine.events import Delta, Finished, FirstByte, FirstToken
 from tui.engine.metrics import RequestStatus
 
 MiB = 1 << 20
@@ -316,3 +316,18 @@ async def test_empty_data_events_are_keep_alives_not_broken_chunks() -> None:
     async with OneBadReply(iter([chunk(body), b"0\r\n\r\n"])) as server:
         text, finished = await reply(server.base_url)
     assert (text, finished.record.status) == ("Hello there", RequestStatus.OK)
+
+
+async def test_a_keep_alive_is_an_event_for_ttfb_but_no_token() -> None:
+    body = b"data:\n\ndata: [DONE]\n\n"
+    async with OneBadReply(iter([chunk(body), b"0\r\n\r\n"])) as server:
+        client = client_for(server.base_url)
+        try:
+            events = [event async for event in client.stream(request())]
+        finally:
+            await client.aclose()
+    kinds = {type(event) for event in events}
+    assert FirstByte in kinds and FirstToken not in kinds and Delta not in kinds
+    finished = events[-1]
+    assert isinstance(finished, Finished) and finished.record.ttfb_ms is not None
+    assert finished.record.ttft_ms is None

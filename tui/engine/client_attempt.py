@@ -260,7 +260,10 @@ class Attempt:
 
     def _take_event(self, event: bytes, at: float, request: Any) -> bool:
         """One event's data into the queue; True at `data: [DONE]` (take no more)."""
-        if not event:  # `data:` with nothing: a keep-alive some servers send, not a chunk
+        if not event:
+            # `data:` with nothing, a keep-alive some servers send: an event (TTFB counts any),
+            # but no chunk to parse and no token for the chunk clock.
+            self._queue.put_nowait((CHUNK, {}, at))
             return False
         if event.startswith(b"[DONE]"):
             self._done = True
