@@ -38,6 +38,7 @@ from tui.engine.client_attempt import (
     first_choice,
     token_parts,
 )
+from tui.engine.client_body import BrokenBody
 from tui.engine.client_errors import ClassifiedError
 from tui.engine.events import (
     ClientEvent,
@@ -134,6 +135,7 @@ class _Reply:
         self.token_times: list[float] = []
         self.finish_reason: str | None = None
         self.done = False  # `data: [DONE]` arrived
+        self.broken_by: str | None = None  # what was wrong with a body that broke off
         self.prompt_tokens_usage: int | None = None
         self.completion_tokens_usage: int | None = None
         self.events_seen = 0
@@ -309,6 +311,8 @@ class ChatClient:
                         # llama.cpp's empty answer to an over-long prompt): an early end, not a
                         # failed connection, and not worth retrying.
                         outcome, failure = "eof", None
+                        if isinstance(error, BrokenBody):
+                            reply.broken_by = error.message
                 retry = (
                     failure is not None
                     and failure.retryable
@@ -457,11 +461,12 @@ class ChatClient:
         elif request.stream and reply.finish_reason is None and not reply.done:
             # DESIGN: a stream that ends without a finish reason or [DONE] did not complete.
             record.status = RequestStatus.ENDED_EARLY
-            classified = (
-                client_errors.empty_stream_error()
-                if reply.first_token_at is None
-                else client_errors.ended_early_error()
-            )
+            if reply.broken_by is not None:
+                classified = self._scrub(client_errors.broken_body_error(reply.broken_by))
+            elif reply.first_token_at is None:
+                classified = client_errors.empty_stream_error()
+            else:
+                classified = client_errors.ended_early_error()
         else:
             record.status = RequestStatus.OK
         if classified is not None:

@@ -28,8 +28,8 @@ from typing import Any
 
 import openai
 
-from tui.engine.client_body import divertible_stream, read_events
-from tui.engine.client_sse import EventSplitter
+from tui.engine.client_body import BrokenBody, divertible_stream, read_events
+from tui.engine.client_sse import EventSplitter, EventStreamError
 
 # Queue items, each a tuple starting with one of these tags.
 STARTED = 0  # (STARTED, at)              the request is handed to the SDK
@@ -95,7 +95,8 @@ def parse_object(data: bytes, request: Any) -> dict[str, Any]:
         raise json.JSONDecodeError("not a JSON object", data.decode(errors="replace"), 0)
     reported = parsed.get("error")
     if reported:
-        message = reported.get("message") if isinstance(reported, dict) else None
+        # An object with a message (OpenAI, vLLM, llama.cpp), or some servers send the message.
+        message = reported.get("message") if isinstance(reported, dict) else reported
         if not isinstance(message, str) or not message:
             message = "An error occurred during streaming"
         raise openai.APIError(message, request, body=reported)
@@ -243,15 +244,27 @@ class Attempt:
                 except Exception as error:  # wrapped as the SDK's own stream wraps it
                     raise openai.APIConnectionError(request=request) from error
                 at = perf_counter()
-                for event in feed(data):
+                broken = None
+                try:
+                    events = feed(data)
+                except EventStreamError as error:  # what came before the break still counts
+                    events, broken = error.events, error
+                for event in events:
                     if self._take_event(event, at, request):
                         await self._drain(read)
                         return
+                if broken is not None:
+                    raise BrokenBody(broken, request) from broken
         finally:
             await chunks.aclose()
 
     def _take_event(self, event: bytes, at: float, request: Any) -> bool:
         """One event's data into the queue; True at `data: [DONE]` (take no more)."""
+        if not event:
+            # `data:` with nothing, a keep-alive some servers send: an event (TTFB counts any),
+            # but no chunk to parse and no token for the chunk clock.
+            self._queue.put_nowait((CHUNK, {}, at))
+            return False
         if event.startswith(b"[DONE]"):
             self._done = True
             self._queue.put_nowait((DONE, at))

@@ -13,7 +13,8 @@ Only for the common case: HTTP/1.1, chunked, no content coding, over firsttoken'
 network backend, with nothing of the body read yet. Anything else (a proxy, HTTP/2, gzip)
 reads through httpx as before. The end of the message (the last chunk) is left to h11, read
 through httpx, so httpcore sees a complete response and keeps the connection, and a body
-that breaks off raises exactly what it raises through httpx.
+that breaks off raises exactly what it raises through httpx. A body that breaks the chunked
+coding (as h11 would refuse it) or an event-stream limit raises BrokenBody, which says how.
 """
 
 from __future__ import annotations
@@ -27,12 +28,21 @@ import openai
 
 from tui.engine.asyncio_network import AsyncioStream
 from tui.engine.chunked_body import ChunkedBodyError, ChunkedDecoder
-from tui.engine.client_sse import EventSplitter
+from tui.engine.client_sse import EventSplitter, EventStreamError
 
 perf_counter = time.perf_counter
 
 # Takes one event's data and its arrival time; returns True when it was the last one wanted.
 EventTaker = Callable[[bytes, float], bool]
+
+
+class BrokenBody(openai.APIConnectionError):
+    """The body broke the chunked coding or a limit of the event stream; the message says how,
+    in one line. A connection error, as h11's refusal of a broken body surfaces through httpx:
+    the reply ends early and the connection is not kept."""
+
+    def __init__(self, error: ChunkedBodyError | EventStreamError, request: Any) -> None:
+        super().__init__(message=str(error), request=request)
 
 
 def divertible_stream(http: Any) -> AsyncioStream | None:
@@ -50,8 +60,8 @@ def divertible_stream(http: Any) -> AsyncioStream | None:
 
 async def read_events(stream: AsyncioStream, request: Any, take: EventTaker) -> bool:
     """Every event of the body to `take` until it returns True (then True) or the body's data
-    ends (then False). Raises what `take` raises; a broken chunked coding as the SDK's
-    APIConnectionError, as it surfaces through httpx. The last chunk is left to be read."""
+    ends (then False). Raises what `take` raises; a broken chunked coding or an event over a
+    limit as BrokenBody (after the events before the break). The last chunk is left to be read."""
     ended: asyncio.Future[BaseException | None] = asyncio.get_running_loop().create_future()
     decode = ChunkedDecoder().feed
     split = EventSplitter().feed
@@ -82,18 +92,25 @@ async def read_events(stream: AsyncioStream, request: Any, take: EventTaker) -> 
         nonlocal taken_all
         if taken_all or not pieces:
             return
-        for event in split(pieces[0] if len(pieces) == 1 else b"".join(pieces)):
+        broken = None
+        try:
+            events = split(pieces[0] if len(pieces) == 1 else b"".join(pieces))
+        except EventStreamError as error:
+            events, broken = error.events, error
+        for event in events:
             if take(event, at):
                 taken_all = True
                 return
+        if broken is not None:
+            raise broken
 
     undo = stream.divert_body(receive, lambda: end(None))
     try:
         error = await ended
     finally:
         undo()
-    if isinstance(error, ChunkedBodyError):
-        raise openai.APIConnectionError(request=request) from error
+    if isinstance(error, (ChunkedBodyError, EventStreamError)):
+        raise BrokenBody(error, request) from error
     if error is not None:
         raise error
     return taken_all

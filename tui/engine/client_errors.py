@@ -201,6 +201,16 @@ def ended_early_error() -> ClassifiedError:
     )
 
 
+def broken_body_error(reason: str) -> ClassifiedError:
+    """A body the client refused mid-stream: broken chunked coding, or an SSE line or event over
+    the client's limits (`reason` says which)."""
+    return ClassifiedError(
+        "ended_early",
+        f"the stream broke off on a bad body from the server ({_one_line(reason, 120)}): "
+        "the reply may be cut off",
+    )
+
+
 def stalled_error(chunk_timeout_ms: float) -> ClassifiedError:
     return ClassifiedError(
         "stalled",
