@@ -12,7 +12,7 @@ import time
 
 from tui.engine.inert import InertStream
 
-WORDS = "the quick brown fox jumps over a lazy dog while streaming tokens ".split()
+WORDS = ("the", "quick", "brown", "fox", "jumps", "over", "a", "lazy", "dog", "streaming")
 
 
 def reply(deltas: int, hostile_every: int | None) -> list[str]:

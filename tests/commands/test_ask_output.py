@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from tui.commands.ask_output import error_payload, json_payload, summary_line
 from tui.engine.metrics import DroppedMessage, RequestRecord, RequestStatus, TtftLevel
+
 
 def _record(**changes: object) -> RequestRecord:
     record = RequestRecord(model="m", endpoint_host="h:1", streamed=True, simulated=True)
