@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tui.engine.redact import mask_secret, redact_text
+from tui.engine.redact import mask_secret, mask_url, redact_text
 
 
 class ConfigError(Exception):
@@ -145,7 +145,7 @@ def text_list(items: tuple[str, ...] | None = None, non_empty: bool = False) -> 
 
 
 # What an API key looks like (a host name has dots, a path slashes): "sk-…", or a long token.
-_KEY_LIKE = re.compile(r"sk-\S{4,}|[A-Za-z0-9_-]{20,}")
+_KEY_LIKE = re.compile(r"sk-[^\s&?#/@]{4,}|[A-Za-z0-9_-]{20,}")
 
 
 def show(value: Any) -> str:
@@ -161,12 +161,14 @@ def show(value: Any) -> str:
 
 
 def show_url(value: Any) -> str:
-    """A base_url as a message may show it: credentials masked, and a value that is no URL at
-    all (a key pasted into the wrong place) masked whole."""
+    """A base_url as a message may show it: credentials and secret query values masked (with
+    or without a scheme), and anything that looks like a key (pasted into the wrong place)
+    masked whole."""
     if not isinstance(value, str):
         return show(value)
-    words = [mask_secret(word) if _KEY_LIKE.fullmatch(word) else word for word in value.split()]
-    return show(redact_text(" ".join(words)))
+    words = [mask_url(word) if "?" in word or "@" in word else word for word in value.split()]
+    unkeyed = _KEY_LIKE.sub(lambda match: mask_secret(match.group()), " ".join(words))
+    return show(redact_text(unkeyed))
 
 
 @dataclass(frozen=True)

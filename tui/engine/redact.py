@@ -77,7 +77,8 @@ def redact_text(text: str, secrets: tuple[str, ...] = ()) -> str:
 
 
 def url_secrets(url: str) -> tuple[str, ...]:
-    """The credentials written into a URL: its userinfo password (and user), and the values of
+    """The credentials written into a URL: its userinfo password (the user name when it comes
+    alone: then it is the token), and the values of
     its secret-looking query parameters (raw and percent-encoded, as they may appear)."""
     try:
         parts = urlsplit(url)
@@ -86,7 +87,7 @@ def url_secrets(url: str) -> tuple[str, ...]:
     found: list[str] = []
     if parts.password:
         found.append(parts.password)
-    if parts.username:  # a token is often passed as the user name alone
+    elif parts.username:  # a token passed as the user name alone
         found.append(parts.username)
     for name, value in parse_qsl(parts.query, keep_blank_values=True):
         if value and is_secret_param(name):
