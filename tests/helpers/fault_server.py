@@ -259,16 +259,19 @@ class FaultServer:
                     name, _, value = line.partition(":")
                     if name:
                         headers[name.strip().lower()] = value.strip()
-                await reader.readexactly(int(headers.get("content-length", "0")))
+                body = await reader.readexactly(int(headers.get("content-length", "0")))
                 self.requests.append((method, target, headers))
-                if not await self._answer(target.split("?")[0], reader, writer):
+                streaming = b'"stream": false' not in body and b'"stream":false' not in body
+                if not await self._answer(target.split("?")[0], reader, writer, streaming):
                     return
         except (ConnectionError, asyncio.CancelledError):
             return
         finally:
             writer.close()
 
-    async def _answer(self, path: str, reader: asyncio.StreamReader, writer: Writer) -> bool:
+    async def _answer(
+        self, path: str, reader: asyncio.StreamReader, writer: Writer, streaming: bool
+    ) -> bool:
         parts = path.strip("/").split("/")
         fault = parts[0] if parts else ""
         prefix = "/".join(parts[:2])
@@ -283,4 +286,11 @@ class FaultServer:
         if fault in FAULTS and prefix not in self._played:
             self._played.add(prefix)
             return await FAULTS[fault](reader, writer)
+        if not streaming:  # one JSON body (the faults are all played on streamed requests)
+            message = {"role": "assistant", "content": "".join(HEALTHY_REPLY)}
+            choice = {"index": 0, "message": message, "finish_reason": "stop"}
+            whole = json.dumps({"id": "c1", "object": "chat.completion", "choices": [choice]})
+            writer.write(_head("200 OK", "application/json", length=len(whole)) + whole.encode())
+            await writer.drain()
+            return True
         return await healthy(reader, writer)

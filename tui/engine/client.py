@@ -22,7 +22,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 import openai
 
@@ -165,6 +165,8 @@ class ChatClient:
         # The query (a key or an API version some gateways take there) goes with every request
         # as the SDK's default_query: joined onto the whole string, paths would land after it.
         self.base_url, query = split_base_url(base_url)
+        # How a message names the URL asked: with the query, masked there (client_errors).
+        self._query = "?" + urlencode(query) if query else ""
         self._api_key = api_key
         self._secrets = tuple(
             secret for secret in (api_key, *url_secrets(base_url)) if secret and len(secret) >= 4
@@ -213,7 +215,7 @@ class ChatClient:
         trimmed_to: int | None = None,
     ) -> ClassifiedError:
         classified = client_errors.classify(
-            error, self.base_url + path, self._api_key, trimmed_to=trimmed_to
+            error, self.base_url + path + self._query, self._api_key, trimmed_to=trimmed_to
         )
         return self._scrub(classified)
 
