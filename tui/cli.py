@@ -414,6 +414,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: list[str]) -> int:
+    ask = sys.modules.get("tui.commands.ask")
+    if ask is not None:  # a second main() in one process (tests) starts afresh
+        setattr(ask, "json_printed", False)  # noqa: B010 (the module is only known at run time)
     as_json = wants_ask_json(argv)
     _Parser.json_errors = as_json
     try:

@@ -18,7 +18,7 @@ from helpers.fault_server import FaultServer
 def test_a_session_never_writes_the_key(isolated_home: Path, tmp_path: Path) -> None:
     key = f"sk-test-{uuid.uuid4()}"
     config = tmp_path / "config.toml"
-    config.write_text("[llm]\nmax_retries = 0\nmodel = \"session-model\"\n")
+    config.write_text('[llm]\nmax_retries = 0\nmodel = "session-model"\n')
     env = {**os.environ, "FIRSTTOKEN_API_KEY": key}
     written: list[bytes] = []
 
@@ -64,3 +64,6 @@ def test_a_session_never_writes_the_key(isolated_home: Path, tmp_path: Path) -> 
     for path in files:
         data = path.read_bytes()
         assert not any(form in data for form in forms), path
+    # Everything firsttoken created there is the owner's alone.
+    for path in isolated_home.rglob("*"):
+        assert path.stat().st_mode & 0o077 == 0, (path, oct(path.stat().st_mode))

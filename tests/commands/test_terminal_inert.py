@@ -81,3 +81,14 @@ def test_history_lists_a_hostile_model_id_and_title_inert(server) -> None:
         code, screen = on_a_terminal(listing)
         assert code == 0 and controls(screen) == [], listing
         assert "evil" in screen.decode()
+
+
+def test_ask_json_on_a_terminal_is_exact_and_inert(server) -> None:
+    import json
+
+    code, screen = on_a_terminal(
+        ["ask", "--json", "--base-url", server.url("esc-reply", "j"), "hi"]
+    )
+    assert code == 0 and controls(screen) == []
+    (line,) = [row for row in screen.decode().splitlines() if row.startswith("{")]
+    assert json.loads(line)["reply"] == HOSTILE  # JSON escapes: the value is exact

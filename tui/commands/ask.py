@@ -158,9 +158,7 @@ async def _exchange(
             with contextlib.suppress(OSError):
                 out.write(inert.flush())
     finally:
-        saver.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await saver
+        await keeper.stop_saver(saver)
         if finished is None:
             keeper.save_progress_now()  # an exception on the way: keep what arrived
         for signum in installed:
@@ -264,7 +262,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
         )
         keeper.finish(finished)  # saved before anything more is written: stdout may be gone
 
-    if stopped.broken_pipe:
+    if stopped.broken_pipe and stopped.signal is None:
         raise BrokenPipeError  # main() exits quietly, as other Unix tools do
     record = finished.record
     try:

@@ -49,7 +49,9 @@ class ReplyKeeper:
         self._parts: list[str] = []
         self._saved_length: int | None = None  # None: nothing saved yet
         self._draft: RequestRecord | None = None
+        self._writing: asyncio.Future[None] | None = None  # a draft save on its worker thread
         self._failed = False
+        self._finished = False
 
     # -- before the request ----------------------------------------------------------------------
 
@@ -86,10 +88,20 @@ class ReplyKeeper:
         self._parts.append(text)
 
     async def run_saver(self) -> None:
-        """Save the text so far every `interval_s` while it grows; cancel it at the end."""
+        """Save the text so far every `interval_s` while it grows; end it with `stop_saver`."""
         while True:
             await asyncio.sleep(self.interval_s)
             await self.save_progress()
+
+    async def stop_saver(self, saver: asyncio.Task[None]) -> None:
+        """Stop the periodic saves and wait for one in flight: a draft written after the final
+        save would come back as a second, incomplete record."""
+        saver.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await saver
+        if self._writing is not None:
+            with contextlib.suppress(Exception):
+                await self._writing
 
     async def save_progress(self) -> None:
         """One incomplete save of what arrived so far, on a worker thread (not the loop)."""
@@ -98,7 +110,8 @@ class ReplyKeeper:
         text = "".join(self._parts)
         if len(text) == self._saved_length:
             return
-        await asyncio.to_thread(self._save_draft, text)
+        self._writing = asyncio.ensure_future(asyncio.to_thread(self._save_draft, text))
+        await asyncio.shield(self._writing)
 
     def save_progress_now(self) -> None:
         """The same, synchronously: for an exit that cannot wait for the loop."""
@@ -109,6 +122,8 @@ class ReplyKeeper:
         from tui.engine.store import StoreError
 
         assert self.store is not None and self._draft is not None
+        if self._finished:  # the final record is in: a late draft must not come back
+            return
         draft = self._draft
         draft.total_ms = (time.time() - draft.started_at_epoch) * 1000.0
         try:
@@ -122,6 +137,7 @@ class ReplyKeeper:
 
     def finish(self, finished: Finished) -> None:
         """The engine's record and the whole reply, replacing the incomplete record."""
+        self._finished = True
         if self.store is None or self._failed:
             return
         from tui.engine.store import StoreError
