@@ -96,3 +96,8 @@ def test_json_text_escapes_what_json_dumps_leaves_raw() -> None:
     raw = json.dumps("\x9b\x7f\u2028é", ensure_ascii=False)
     assert "\x9b" in raw  # the reason json_text exists
     assert json_text("\x9b\x7f\u2028é") == '"\\u009b\\u007f\\u2028é"'
+
+
+def test_an_empty_delta_between_cr_and_lf_keeps_them_one_line_end() -> None:
+    stream = InertStream()
+    assert stream.feed("a\r") + stream.feed("") + stream.feed("\nb") + stream.flush() == "a\nb"

@@ -88,6 +88,8 @@ class InertStream:
         # belongs to it
 
     def feed(self, text: str) -> str:
+        if not text:  # an empty delta between CR and LF must not split the pair
+            return text
         if self._cr:
             self._cr = False
             text = text[1:] if text.startswith("\n") else text
