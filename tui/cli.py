@@ -11,7 +11,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from tui import __version__
 from tui.commands._common import (
@@ -27,6 +27,49 @@ if TYPE_CHECKING:
     from tui.config import ConfigFlags
 
 LATEST_CHAT = 0  # --resume with no id: the newest saved chat
+COMMANDS = ("ask", "bench", "sweep", "check", "history", "config", "demo-server")
+# Flags before the subcommand that take a value (the value is not the subcommand).
+_VALUED_FLAGS = ("--config", "--settings", "--base-url", "--model", "--api-key-env", "--messages")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse whose usage errors also print `ask --json`'s one JSON object on stdout, so a
+    script gets JSON whatever failed."""
+
+    json_errors = False  # set by main() for `ask ... --json`; read by every subparser
+
+    def error(self, message: str) -> NoReturn:
+        if _Parser.json_errors:
+            from tui.commands.ask_output import error_payload
+            from tui.engine.inert import json_text
+
+            payload = error_payload("usage", f"{self.prog}: {message}")
+            sys.stdout.write(json_text(payload) + "\n")
+            sys.stdout.flush()
+        super().error(message)
+
+
+def wants_ask_json(argv: Sequence[str]) -> bool:
+    """Whether the command line is `ask` with `--json` (looked at before argparse, so even
+    its own usage errors can answer in JSON)."""
+    command = None
+    index = 0
+    while index < len(argv):
+        token = argv[index]
+        if token == "--":
+            break
+        if command is None:
+            if token in _VALUED_FLAGS:
+                index += 2
+                continue
+            if not token.startswith("-"):
+                command = token
+                if command != "ask":
+                    return False
+        elif token == "--json":
+            return True
+        index += 1
+    return False
 
 
 def _positive_int(text: str) -> int:
@@ -52,7 +95,7 @@ def _port(text: str) -> int:
 def _global_flags() -> argparse.ArgumentParser:
     """Flags accepted before or after the subcommand (SUPPRESS keeps a later default from
     overwriting a value given earlier)."""
-    common = argparse.ArgumentParser(add_help=False)
+    common = _Parser(add_help=False)
     group = common.add_argument_group("global options")
     group.add_argument(
         "--config",
@@ -102,7 +145,7 @@ def _budget_flag(parser: argparse.ArgumentParser, help_text: str) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     common = _global_flags()
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="firsttoken",
         description="A terminal chat client for any OpenAI-compatible API, built around latency. "
         "With no subcommand it opens the chat app.",
@@ -126,7 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="open a saved chat and carry on (the latest when CHAT is left out; "
         "`firsttoken history --chats` lists them)",
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub: Any = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     ask = sub.add_parser(
         "ask",
@@ -156,7 +199,13 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument(
         "--json",
         action="store_true",
-        help="print one JSON object (reply and latency record) instead of text",
+        help="print one JSON object (reply and latency record) instead of text, whatever fails",
+    )
+    ask.add_argument(
+        "--raw",
+        action="store_true",
+        help="print the model's text unchanged, terminal control characters included "
+        "(only for a model you trust; by default they are shown as visible stand-ins)",
     )
 
     _bench_parsers(sub, common)
@@ -329,10 +378,14 @@ def _dispatch(args: argparse.Namespace) -> int:
         return show_config.run(args, flags)
     try:
         config = load_config(flags)
-    except ConfigError as error:
-        return _fail(str(error), EXIT_USAGE)
-    for problem in config.warnings:
-        warning(problem)
+    except ConfigError as problem:
+        if args.command == "ask":
+            from tui.commands import ask
+
+            return ask.fail(str(problem), bool(args.json), kind="config")
+        return _fail(str(problem), EXIT_USAGE)
+    for found in config.warnings:
+        warning(found)
     if args.command == "ask":
         from tui.commands import ask
 
@@ -352,7 +405,24 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    from tui.locations import private_files
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # Whatever firsttoken creates (history, config, caches, the app's state) is the owner's.
+    with private_files():
+        return _main(argv)
+
+
+def _main(argv: list[str]) -> int:
+    ask = sys.modules.get("tui.commands.ask")
+    if ask is not None:  # a second main() in one process (tests) starts afresh
+        setattr(ask, "json_printed", False)  # noqa: B010 (the module is only known at run time)
+    as_json = wants_ask_json(argv)
+    _Parser.json_errors = as_json
+    try:
+        args = build_parser().parse_args(argv)
+    finally:
+        _Parser.json_errors = False
     try:
         return _dispatch(args)
     except KeyboardInterrupt:
@@ -363,14 +433,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
-    except Exception as error:  # the last line of defence: one line, never a traceback
+    except RecursionError:
+        return _fail_any(as_json, "usage", "the input is nested too deeply to be read", EXIT_USAGE)
+    except Exception as problem:  # the last line of defence: one line, never a traceback
         if os.environ.get("FIRSTTOKEN_DEBUG"):
             raise
-        return _fail(
-            f"unexpected {type(error).__name__}: {error} "
+        return _fail_any(
+            as_json,
+            "unexpected",
+            f"unexpected {type(problem).__name__}: {problem} "
             "(run with FIRSTTOKEN_DEBUG=1 for the traceback, and please report it)",
             EXIT_FAILED,
         )
+
+
+def _fail_any(as_json: bool, kind: str, message: str, code: int) -> int:
+    """The last line of defence's report; `ask --json` still gets its one object, unless the
+    command already printed it."""
+    if as_json and not _json_printed():
+        from tui.commands import ask
+
+        return ask.fail(message, True, kind=kind, code=code)
+    return _fail(message, code)
+
+
+def _json_printed() -> bool:
+    ask = sys.modules.get("tui.commands.ask")
+    return bool(ask is not None and getattr(ask, "json_printed", False))
 
 
 if __name__ == "__main__":

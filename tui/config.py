@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui.config_files import CONFIG_NAME, SETTINGS_NAME, Setting, discover, read_settings
-from tui.config_schema import PRIORITY_ITEMS, ConfigError, Invalid, show, text, url
+from tui.config_schema import PRIORITY_ITEMS, ConfigError, Invalid, show, show_url, text, url
 from tui.engine import redact
 from tui.engine.metrics import DEFAULT_REQUEST_CLASSES, RequestClass, Thresholds
 
@@ -235,7 +235,8 @@ def _checked(check: Any, value: str, where: str) -> Any:
     try:
         return check(value)
     except Invalid as invalid:
-        raise ConfigError(f"{where} = {show(value)}: expected {invalid.expected}") from None
+        shown = show_url(value) if check is url else show(value)
+        raise ConfigError(f"{where} = {shown}: expected {invalid.expected}") from None
 
 
 def _check_combinations(

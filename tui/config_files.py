@@ -26,6 +26,8 @@ from tui.config_schema import (
     Key,
     demo_presets,
     show,
+    show_url,
+    url,
 )
 from tui.engine.metrics import DEFAULT_REQUEST_CLASSES, RequestClass
 
@@ -142,6 +144,16 @@ def _toml_position(error: Exception, content: str) -> tuple[int, int, str]:
 
 def read_settings(source: Source, env: Mapping[str, str], warnings: list[str]) -> list[Setting]:
     """Check every key of the file against the schema for its role."""
+    try:
+        return _read_settings(source, env, warnings)
+    except RecursionError:  # tomllib, json and the walk below all recurse per level
+        raise ConfigError(
+            f"{source.shown}: nested too deeply to be a {source.role} (thousands of levels); "
+            "is it the right file?"
+        ) from None
+
+
+def _read_settings(source: Source, env: Mapping[str, str], warnings: list[str]) -> list[Setting]:
     data = parse(source)
     keys = TOML_KEYS if source.role == CONFIG_NAME else JSON_KEYS
     named = TOML_NAMED_TABLES if source.role == CONFIG_NAME else {}
@@ -172,9 +184,14 @@ class _Reader:
         return f"{self.source.role}:{'.'.join(path)}"
 
     def fail(
-        self, path: tuple[str, ...], value: Any, expected: str, hide: bool = False
+        self,
+        path: tuple[str, ...],
+        value: Any,
+        expected: str,
+        hide: bool = False,
+        as_url: bool = False,
     ) -> NoReturn:
-        shown = "" if hide else f" = {show(value)}"
+        shown = "" if hide else f" = {show_url(value) if as_url else show(value)}"
         raise ConfigError(f"{self.source.shown}: {'.'.join(path)}{shown}: expected {expected}")
 
     def walk(self, table: Mapping[str, Any], at: tuple[str, ...]) -> None:
@@ -193,6 +210,18 @@ class _Reader:
             else:
                 self.unknown(path)
 
+    def warn_if_readable_by_others(self) -> None:
+        """A literal key in a file that group or others can read: say so, with the fix."""
+        try:
+            mode = self.source.path.stat().st_mode
+        except OSError:
+            return
+        if mode & 0o077:
+            self.warnings.append(
+                f"{self.source.shown} holds an API key and others can read it "
+                f"(mode {mode & 0o777:03o}): run chmod 600 {self.source.path}"
+            )
+
     def unknown(self, path: tuple[str, ...]) -> None:
         siblings = [p[-1] for p in [*self.keys, *self.named, *self.tables] if p[:-1] == path[:-1]]
         dotted = ".".join(path)
@@ -210,12 +239,15 @@ class _Reader:
         try:
             checked = key.check(value)
         except Invalid as invalid:
-            self.fail(key.path, raw, invalid.expected, hide=key.secret)
+            self.fail(key.path, raw, invalid.expected, hide=key.secret, as_url=key.check is url)
         if key.field == "demo_preset" and checked not in (presets := demo_presets()):
             self.fail(key.path, raw, "one of " + ", ".join(presets))
         if key.secret and checked is None and raw not in (None, ""):
             # "${FIRSTTOKEN_API_KEY}" with the variable unset: no key, which is not an error.
             return
+        if key.secret and checked is not None and "${" not in str(raw) and checked.isascii():
+            # (A non-ASCII "key" is the article's placeholder, warned about on its own.)
+            self.warn_if_readable_by_others()
         self.settings.append(Setting(key.field, checked, self.origin(key.path), key.into))
 
     def expand(self, path: tuple[str, ...], value: Any, missing_means_none: bool) -> Any:

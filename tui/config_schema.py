@@ -9,9 +9,12 @@ was expected; the loader adds the file, key and value to make the one-line error
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from tui.engine.redact import mask_secret, mask_url, redact_text
 
 
 class ConfigError(Exception):
@@ -141,10 +144,31 @@ def text_list(items: tuple[str, ...] | None = None, non_empty: bool = False) -> 
     return check
 
 
+# What an API key looks like (a host name has dots, a path slashes): "sk-…", or a long token.
+_KEY_LIKE = re.compile(r"sk-[^\s&?#/@]{4,}|[A-Za-z0-9_-]{20,}")
+
+
 def show(value: Any) -> str:
-    """A value as the user wrote it (JSON and TOML agree on strings, numbers and true/false)."""
-    shown = json.dumps(value, ensure_ascii=False) if value is not None else "null"
+    """A value as the user wrote it (JSON and TOML agree on strings, numbers and true/false),
+    any URL in it with its credentials masked."""
+    if isinstance(value, str):
+        value = redact_text(value)
+    try:
+        shown = json.dumps(value, ensure_ascii=False) if value is not None else "null"
+    except (RecursionError, ValueError):
+        return "(a value nested too deeply to show)"
     return shown if len(shown) <= 60 else shown[:57] + "..."
+
+
+def show_url(value: Any) -> str:
+    """A base_url as a message may show it: credentials and secret query values masked (with
+    or without a scheme), and anything that looks like a key (pasted into the wrong place)
+    masked whole."""
+    if not isinstance(value, str):
+        return show(value)
+    words = [mask_url(word) if "?" in word or "@" in word else word for word in value.split()]
+    unkeyed = _KEY_LIKE.sub(lambda match: mask_secret(match.group()), " ".join(words))
+    return show(redact_text(unkeyed))
 
 
 @dataclass(frozen=True)

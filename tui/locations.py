@@ -1,12 +1,15 @@
 """Every on-disk location firsttoken uses, in one place.
 
 `FIRSTTOKEN_HOME` moves all of them under one folder (tests and benchmarks use it to stay
-isolated from the user's real data); otherwise platformdirs decides per platform.
+isolated from the user's real data); otherwise platformdirs decides per platform. What
+firsttoken creates there is the owner's alone: files 0600, folders 0700 (`private_files`).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import platformdirs
@@ -49,3 +52,19 @@ def history_db_path() -> Path:
 
 def user_themes_dir() -> Path:
     return config_dir() / "themes"
+
+
+PRIVATE_UMASK = 0o077
+
+
+@contextmanager
+def private_files() -> Iterator[None]:
+    """Files and folders created inside are the owner's alone (umask 077): the history holds
+    prompts and replies, the config may hold a key. The umask is process-wide; it only ever
+    narrows here."""
+    previous = os.umask(PRIVATE_UMASK)
+    os.umask(previous | PRIVATE_UMASK)
+    try:
+        yield
+    finally:
+        os.umask(previous)

@@ -112,14 +112,17 @@ def test_control_sequences_are_neutralised_on_a_terminal(instant) -> None:
     assert b"\x1b" not in screen and b"\x07" not in screen
 
 
-def test_raw_text_when_piped_and_in_the_store(instant) -> None:
-    done = _ask("--base-url", instant.base_url, "--model", ESCAPED_MODEL, "reply 60 tokens")
-    assert done.returncode == 0
-    assert ESCAPED_MODEL in done.stdout  # not a terminal: the bytes are the user's to keep
+def test_inert_when_piped_raw_with_the_flag_and_in_the_store(instant) -> None:
+    piped = _ask("--base-url", instant.base_url, "--model", ESCAPED_MODEL, "reply 60 tokens")
+    assert piped.returncode == 0
+    # `| cat` or `| less -R` hands the bytes to a terminal all the same: inert there too.
+    assert "evil␛]0;pwned␇␛[31mred" in piped.stdout and "\x1b" not in piped.stdout
+    raw = _ask("--raw", "--base-url", instant.base_url, "--model", ESCAPED_MODEL, "reply 60 tokens")
+    assert raw.returncode == 0 and ESCAPED_MODEL in raw.stdout  # --raw: the user's choice
     from tui.engine.store import Store
 
     with Store() as store:
-        assert ESCAPED_MODEL in store.records(limit=1)[0]["reply_text"]
+        assert ESCAPED_MODEL in store.records(limit=1)[0]["reply_text"]  # stored exactly
 
 
 def test_ctrl_c_cancels_keeping_the_partial_reply() -> None:

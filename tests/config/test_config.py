@@ -16,10 +16,12 @@ FIXTURES = Path(__file__).parent / "fixtures"
 NO_FLAGS = ConfigFlags()
 
 
-def write(folder: Path, name: str, text: str) -> Path:
+def write(folder: Path, name: str, text: str, mode: int = 0o600) -> Path:
+    """A config file as `config init` makes it (0600: no warning about a readable key)."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / name
     path.write_text(text, encoding="utf-8")
+    path.chmod(mode)
     return path
 
 

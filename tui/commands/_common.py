@@ -1,7 +1,9 @@
 """What every command shares: its exit codes, the one-line error, and the `--messages` loader.
 
 Every command reports a problem the same way, `firsttoken: error: <what and the fix>` on
-stderr with exit code 2 for bad input, so scripts and people can rely on one shape.
+stderr with exit code 2 for bad input, so scripts and people can rely on one shape. A message
+may carry server text (an error body) or a URL: it is printed inert (no control character
+reaches the terminal) and with any URL's credentials masked.
 """
 
 from __future__ import annotations
@@ -27,12 +29,21 @@ class UsageError(Exception):
         super().__init__(" ".join(message.splitlines()))
 
 
+def shown(message: str) -> str:
+    """A message as it may reach a terminal: one line, inert, any URL's secrets masked."""
+    # Imported here: `firsttoken --version` starts without loading the engine.
+    from tui.engine.inert import inert_line
+    from tui.engine.redact import redact_text
+
+    return inert_line(redact_text(message))
+
+
 def error(message: str, stream: TextIO | None = None) -> None:
-    print(f"firsttoken: error: {message}", file=stream or sys.stderr, flush=True)
+    print(f"firsttoken: error: {shown(message)}", file=stream or sys.stderr, flush=True)
 
 
 def warning(message: str, stream: TextIO | None = None) -> None:
-    print(f"firsttoken: warning: {message}", file=stream or sys.stderr, flush=True)
+    print(f"firsttoken: warning: {shown(message)}", file=stream or sys.stderr, flush=True)
 
 
 def load_messages(path: Path) -> list[dict[str, Any]]:

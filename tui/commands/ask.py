@@ -2,7 +2,12 @@
 
 Exit codes: 0 ok, 1 the request failed (also stalled / ended early: the reply is incomplete),
 2 usage or config error, 130 interrupted (Ctrl-C cancels the request cleanly; the partial reply
-and its record are kept).
+and its record are kept), 143 / 129 the same after SIGTERM / SIGHUP.
+
+The reply is untrusted text: it reaches stdout inert (tui/engine/inert.py), terminal or not,
+unless `--raw` asks for it unchanged. With `--json` stdout gets exactly one JSON object,
+whatever failed. The prompt and the reply are kept in the history as they happen
+(ask_saving.py).
 """
 
 from __future__ import annotations
@@ -10,12 +15,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import os
 import signal
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 from tui.commands._common import (
     EXIT_FAILED,
@@ -27,19 +31,41 @@ from tui.commands._common import (
     load_messages,
     warning,
 )
-from tui.commands.ask_output import TerminalSanitizer, json_payload, summary_line
+from tui.commands.ask_output import error_payload, json_payload, summary_line
+from tui.commands.ask_saving import ReplyKeeper
 from tui.engine.events import Delta, Finished
+from tui.engine.inert import InertStream, json_text
 
 if TYPE_CHECKING:
     from tui.config import Config
     from tui.engine.client import ChatClient, ChatRequest
     from tui.engine.tokens import TokenCounter
 
+json_printed = False  # the one --json object is out (main() must not print a second one)
+
+# Signals that stop a reply the way Ctrl-C does: the partial reply and its record are kept.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def _stdin_text(stdin: TextIO) -> str:
+    """stdin as strict UTF-8: bytes that are not text are a usage error, not a crash."""
+    raw: BinaryIO | None = getattr(stdin, "buffer", None)
+    if raw is None:
+        return stdin.read()
+    data = raw.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as problem:
+        raise UsageError(
+            f"stdin: not UTF-8 text (byte {problem.start}: {data[problem.start]:#04x}); "
+            "send UTF-8 (e.g. through iconv -t UTF-8)"
+        ) from None
+
 
 def read_prompt(args: argparse.Namespace, stdin: TextIO) -> str | None:
     prompt = getattr(args, "prompt", None)
     if prompt is None and not stdin.isatty():
-        prompt = stdin.read()
+        prompt = _stdin_text(stdin)
     if prompt is not None and not prompt.strip():
         return None
     return prompt.rstrip("\n") if prompt is not None else None
@@ -52,6 +78,12 @@ def conversation(args: argparse.Namespace, stdin: TextIO) -> list[dict[str, Any]
         messages = load_messages(Path(path))
     prompt = read_prompt(args, stdin)
     if prompt is not None:
+        try:
+            prompt.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate from the command line's bytes
+            raise UsageError(
+                "the prompt argument is not valid text (undecodable bytes); pass UTF-8"
+            ) from None
         messages.append({"role": "user", "content": prompt})
     if not messages:
         raise UsageError(
@@ -65,28 +97,72 @@ def _color_allowed(stream: TextIO) -> bool:
     return stream.isatty() and "NO_COLOR" not in os.environ
 
 
+class _Stopped:
+    """Which signal stopped the reply (Ctrl-C, SIGTERM, SIGHUP), and whether stdout broke."""
+
+    def __init__(self) -> None:
+        self.signal: int | None = None
+        self.broken_pipe = False
+
+    @property
+    def exit_code(self) -> int:
+        if self.signal is None or self.signal == signal.SIGINT:
+            return EXIT_INTERRUPTED
+        return 128 + self.signal
+
+
 async def _exchange(
-    client: ChatClient, request: ChatRequest, *, show_reply: bool, sanitize: bool
+    client: ChatClient,
+    request: ChatRequest,
+    keeper: ReplyKeeper,
+    stopped: _Stopped,
+    *,
+    show_reply: bool,
+    raw: bool,
 ) -> Finished:
     cancel = asyncio.Event()
     loop = asyncio.get_running_loop()
-    # Ctrl-C cancels the request (keeping the partial reply) instead of killing the process.
-    with contextlib.suppress(NotImplementedError, RuntimeError):
-        loop.add_signal_handler(signal.SIGINT, cancel.set)
+
+    def stop(signum: int) -> None:
+        if stopped.signal is None:
+            stopped.signal = signum
+        cancel.set()
+
+    # A signal cancels the request (keeping the partial reply) instead of killing the process.
+    installed = []
+    for signum in STOP_SIGNALS:
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(signum, stop, signum)
+            installed.append(signum)
     out = sys.stdout
-    sanitizer = TerminalSanitizer() if sanitize else None
+    inert = None if raw else InertStream()
     finished: Finished | None = None
+    keeper.start(request, client.host, client.simulated)
+    saver = asyncio.ensure_future(keeper.run_saver())
     try:
         async for event in client.stream(request, cancel):
             if isinstance(event, Delta):
-                if show_reply and event.kind == "content":
-                    out.write(sanitizer.feed(event.text) if sanitizer else event.text)
-                    out.flush()
+                if event.kind != "content":
+                    continue
+                keeper.add(event.text)
+                if show_reply and not stopped.broken_pipe:
+                    try:
+                        out.write(inert.feed(event.text) if inert else event.text)
+                        out.flush()
+                    except OSError:  # the reader went away (`| head`) or the terminal closed
+                        stopped.broken_pipe = True
+                        cancel.set()
             elif isinstance(event, Finished):
                 finished = event
+        if show_reply and inert is not None and not stopped.broken_pipe:
+            with contextlib.suppress(OSError):
+                out.write(inert.flush())
     finally:
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.remove_signal_handler(signal.SIGINT)
+        await keeper.stop_saver(saver)
+        if finished is None:
+            keeper.save_progress_now()  # an exception on the way: keep what arrived
+        for signum in installed:
+            loop.remove_signal_handler(signum)
         await client.aclose()
     assert finished is not None  # the client always ends with exactly one Finished
     return finished
@@ -109,29 +185,45 @@ def open_client(
     return client_for(config, endpoint, counter)
 
 
-def _save(config: Config, finished: Finished) -> None:
+def _open_store(config: Config, stack: contextlib.ExitStack) -> Any:
     if not config.log_every_request:
-        return
+        return None
     from tui.engine.store import Store, StoreError
 
     try:
-        with Store() as store:
-            store.save_record(finished.record, finished.text)
+        store = Store()
     except StoreError as problem:
         warning(f"not saved: {problem}")
+        return None
+    stack.callback(store.close)
+    return store
+
+
+def fail(message: str, as_json: bool, kind: str = "usage", code: int = EXIT_USAGE) -> int:
+    """A failure before any request: the one line on stderr, and with --json the one object
+    on stdout too."""
+    global json_printed
+    if as_json and not json_printed:
+        json_printed = True
+        sys.stdout.write(json_text(error_payload(kind, message)) + "\n")
+        sys.stdout.flush()
+    error(message)
+    return code
 
 
 def run(args: argparse.Namespace, config: Config) -> int:
+    global json_printed
     from tui.engine.metrics import RequestStatus
     from tui.engine.request_builder import build_request
     from tui.engine.tokens import get_counter
     from tui.wiring import request_settings
 
+    as_json = bool(getattr(args, "json", False))
+    raw = bool(getattr(args, "raw", False))
     try:
         messages = conversation(args, sys.stdin)
     except UsageError as problem:
-        error(str(problem))
-        return EXIT_USAGE
+        return fail(str(problem), as_json)
     budget = getattr(args, "budget", None)
     trim_enabled = getattr(args, "trim", None)
     if trim_enabled is None:
@@ -140,7 +232,6 @@ def run(args: argparse.Namespace, config: Config) -> int:
     stream = getattr(args, "stream", None)
     if stream is None:
         stream = config.streaming
-    as_json = bool(getattr(args, "json", False))
 
     counter = get_counter(config.model)
     try:
@@ -153,34 +244,45 @@ def run(args: argparse.Namespace, config: Config) -> int:
             budget=budget,
         )
     except ValueError as problem:  # e.g. an invalid trim policy
-        error(str(problem))
-        return EXIT_USAGE
+        return fail(str(problem), as_json)
 
+    stopped = _Stopped()
     with contextlib.ExitStack() as stack:
+        keeper = ReplyKeeper(_open_store(config, stack))
+        keeper.open_chat(messages, request.model)
         client = open_client(stack, config, counter)
-        if client is None:
+        if client is None:  # its one line is out; --json still gets its object
+            if as_json and not json_printed:
+                json_printed = True
+                failed = error_payload("usage", "the embedded demo endpoint did not start")
+                sys.stdout.write(json_text(failed) + "\n")
             return EXIT_USAGE
         finished = asyncio.run(
-            _exchange(client, request, show_reply=not as_json, sanitize=sys.stdout.isatty())
+            _exchange(client, request, keeper, stopped, show_reply=not as_json, raw=raw)
         )
+        keeper.finish(finished)  # saved before anything more is written: stdout may be gone
 
+    if stopped.broken_pipe and stopped.signal is None:
+        raise BrokenPipeError  # main() exits quietly, as other Unix tools do
     record = finished.record
-    if as_json:
-        # On a terminal, escape everything non-ASCII: C1 controls survive ensure_ascii=False.
-        payload = json_payload(record, finished.text)
-        sys.stdout.write(json.dumps(payload, ensure_ascii=sys.stdout.isatty()))
-        sys.stdout.write("\n")
-    elif finished.text and not finished.text.endswith("\n"):
-        sys.stdout.write("\n")
-    sys.stdout.flush()
-    if not as_json:
-        print(summary_line(record, color=_color_allowed(sys.stderr)), file=sys.stderr)
-    _save(config, finished)
-
+    try:
+        if as_json:
+            json_printed = True
+            payload = json_payload(record, finished.text, chat_id=keeper.chat_id)
+            sys.stdout.write(json_text(payload) + "\n")
+        elif finished.text and not finished.text.endswith("\n"):
+            sys.stdout.write("\n")
+        sys.stdout.flush()
+        if not as_json:
+            print(summary_line(record, color=_color_allowed(sys.stderr)), file=sys.stderr)
+    except OSError:
+        if stopped.signal is None:
+            raise
     if record.status is RequestStatus.OK:
         return EXIT_OK
     if record.status is RequestStatus.CANCELLED:
-        error("cancelled; the partial reply was kept")
-        return EXIT_INTERRUPTED
+        with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
+            error("cancelled; the partial reply was kept")
+        return stopped.exit_code
     error(record.error_message or record.status.value)
     return EXIT_FAILED

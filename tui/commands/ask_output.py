@@ -1,62 +1,13 @@
-"""What `firsttoken ask` prints: the sanitised reply, the summary line, the --json object.
-
-Model output is untrusted: on a terminal, escape sequences could recolour, retitle or rewrite
-the screen (or worse, via OSC). They are removed before the text reaches a terminal; the store
-keeps the raw text.
-"""
+"""What `firsttoken ask` prints: the summary line and the --json object (the reply itself goes
+through tui/engine/inert.py on its way to stdout)."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from tui.engine.inert import inert_line
 from tui.engine.metrics import RequestRecord, RequestStatus, TtftLevel
-
-# A complete escape sequence: CSI (ESC [ ... final), OSC / DCS / PM / APC / SOS strings
-# (ESC ] ... BEL or ST), or ESC followed by one character; C1 controls too (0x80-0x9F).
-_SEQUENCE = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]"
-    r"|\x1b[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\)"
-    r"|\x1b[ -/]*[0-~]"
-    r"|\x9b[0-?]*[ -/]*[@-~]"
-    r"|[\x9d\x90\x98\x9e\x9f][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)"
-)
-# What may still become a sequence once the next delta arrives (held back, not printed).
-_INCOMPLETE = re.compile(
-    r"(?:\x1b(?:\[[0-?]*[ -/]*|[\]PX^_][^\x07\x1b]*\x1b?|[ -/]*)?"
-    r"|\x9b[0-?]*[ -/]*|[\x9d\x90\x98\x9e\x9f][^\x07\x1b\x9c]*\x1b?)\Z"
-)
-# C0 controls except tab and newline, DEL, and stray C1 controls.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]")
-_MAX_PENDING = 4096  # an "incomplete" sequence longer than this is garbage: drop it
-
-
-def sanitize(text: str) -> str:
-    """Remove terminal control sequences and controls, keeping newlines and tabs."""
-    return _CONTROL.sub("", _SEQUENCE.sub("", text))
-
-
-class TerminalSanitizer:
-    """Sanitises a stream of deltas; a sequence split across two deltas is still caught."""
-
-    def __init__(self) -> None:
-        self._pending = ""
-
-    def feed(self, text: str) -> str:
-        text = self._pending + text
-        self._pending = ""
-        tail = _INCOMPLETE.search(text)
-        if tail is not None and tail.start() < len(text):
-            if len(text) - tail.start() <= _MAX_PENDING:
-                self._pending = text[tail.start() :]
-            text = text[: tail.start()]
-        return sanitize(text)
-
-    def flush(self) -> str:
-        """End of stream: an unfinished sequence is dropped, never printed."""
-        self._pending = ""
-        return ""
-
+from tui.engine.redact import redact_text
 
 _COLORS = {TtftLevel.OK: "32", TtftLevel.WARN: "33", TtftLevel.ERROR: "31"}
 
@@ -104,7 +55,8 @@ def summary_line(record: RequestRecord, *, color: bool) -> str:
         parts.append("trim off")
     if record.request_class and record.target_met is not None:
         verdict = "met" if record.target_met else "missed"
-        parts.append(f"{record.request_class} ≤{record.ttft_target_ms:.0f} ms {verdict}")
+        request_class = inert_line(record.request_class)
+        parts.append(f"{request_class} ≤{record.ttft_target_ms:.0f} ms {verdict}")
     if record.retries:
         parts.append(f"{record.retries} retr{'y' if record.retries == 1 else 'ies'}")
     if record.simulated:
@@ -112,7 +64,7 @@ def summary_line(record: RequestRecord, *, color: bool) -> str:
     return " · ".join(parts)
 
 
-def json_payload(record: RequestRecord, reply: str) -> dict[str, Any]:
+def json_payload(record: RequestRecord, reply: str, chat_id: int | None = None) -> dict[str, Any]:
     """The --json contract for scripts (documented in the README; keep keys stable)."""
     error = None
     if record.status is RequestStatus.ERROR or record.error_kind:
@@ -154,5 +106,15 @@ def json_payload(record: RequestRecord, reply: str) -> dict[str, Any]:
         "target_met": record.target_met,
         "finish_reason": record.finish_reason,
         "id": record.id,
+        "chat_id": chat_id,
         "reply": reply,
     }
+
+
+def error_payload(kind: str, message: str) -> dict[str, Any]:
+    """The --json object for a failure before any request (a usage or config error): every
+    key of the contract present, `status` "error", the rest null."""
+    template = json_payload(RequestRecord(model="", endpoint_host="", streamed=False), "")
+    payload: dict[str, Any] = dict.fromkeys(template)
+    payload.update(status="error", error={"kind": kind, "message": redact_text(message)})
+    return payload

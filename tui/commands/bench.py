@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import signal
 import sys
 from dataclasses import replace
@@ -45,6 +44,7 @@ from tui.engine.bench import (
     run_rounds,
 )
 from tui.engine.events import Finished
+from tui.engine.inert import json_text
 from tui.engine.metrics import RequestStatus
 
 if TYPE_CHECKING:
@@ -108,7 +108,7 @@ def _finish(
     lines: list[str], payload: dict[str, Any], as_json: bool, failed: bool, stopped: bool
 ) -> int:
     if as_json:
-        print(json.dumps(payload))
+        print(json_text(payload))
     else:
         print("\n".join(lines))
     if stopped:

@@ -1,4 +1,7 @@
-"""What `bench`, `sweep` and `check` print: a table for people, one JSON object for scripts."""
+"""What `bench`, `sweep` and `check` print: a table for people, one JSON object for scripts.
+
+Cells and error lines can hold server text (error bodies) and names from the history (models,
+titles): each is made inert (tui/engine/inert.py) before it is measured and aligned."""
 
 from __future__ import annotations
 
@@ -6,6 +9,7 @@ from collections.abc import Collection
 from typing import Any
 
 from tui.engine.bench import ClassVerdict, LineFit, VariantResult
+from tui.engine.inert import inert_line
 from tui.engine.metrics import Thresholds
 
 
@@ -27,7 +31,10 @@ def table(
     header: list[str], rows: list[list[str]], bar: bool = False, words: Collection[int] = (0,)
 ) -> list[str]:
     """Columns aligned: the `words` columns (by index; the first unless told) to the left,
-    figures to the right (a last `bar` column to the left, so its bars start together)."""
+    figures to the right (a last `bar` column to the left, so its bars start together).
+    Every cell is shown inert, on one line."""
+    header = [inert_line(cell) for cell in header]
+    rows = [[inert_line(cell) for cell in row] for row in rows]
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     if bar:
         widths[-1] = 0
@@ -49,7 +56,8 @@ def _errors(results: list[VariantResult]) -> list[str]:
     lines = []
     for result in results:
         for record in result.failures:
-            lines.append(f"{result.label}: {record.error_message or record.status.value}")
+            message = record.error_message or record.status.value
+            lines.append(inert_line(f"{result.label}: {message}"))
     return lines
 
 

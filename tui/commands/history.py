@@ -3,20 +3,23 @@ people, JSON lines for scripts, or OpenTelemetry GenAI names for an observabilit
 and a chat's messages as the JSON list that `--messages` reads (so a real conversation can
 go through `bench` or `ask`).
 
-It only reads: with no history file yet it says so and creates none. Exit codes: 0 ok (also
+It only reads (the file is opened read-only, so a read-only data dir works): with no history
+file yet it says so and creates none. A record whose process stopped mid-reply shows as
+`incomplete` (its `incomplete` key in --json). Exit codes: 0 ok (also
 when there is nothing yet), 1 the history file cannot be read, 2 usage (no such chat).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from typing import TYPE_CHECKING, Any, TextIO
 
 from tui.commands._common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, error
 from tui.commands.bench_output import count, duration, rate, table
+from tui.engine.inert import json_text
+from tui.engine.redact import redact_text
 
 if TYPE_CHECKING:
     from tui.engine.store import Store
@@ -46,7 +49,7 @@ def record_lines(records: list[dict[str, Any]]) -> list[str]:
             [
                 _when(data["started_at_epoch"]),
                 data["model"] + simulated,
-                data["status"],
+                "incomplete" if data.get("incomplete") else data["status"],
                 "yes" if data["streamed"] else "no",
                 "on" if data["trim_enabled"] else "off",
                 duration(data.get("ttft_ms")),
@@ -77,16 +80,25 @@ def chat_lines(chats: list[dict[str, Any]]) -> list[str]:
 
 def _json_lines(items: list[dict[str, Any]], out: TextIO) -> None:
     for item in items:
-        out.write(json.dumps(item, ensure_ascii=False) + "\n")
+        out.write(json_text(item) + "\n")
 
 
 def _read(store: Store, args: argparse.Namespace) -> tuple[list[dict[str, Any]], str]:
     """What to show, and a line to say when there is nothing."""
     if args.chats:
         return store.chats(), "no saved chats yet"
-    records = store.records(limit=args.limit, chat_id=args.chat)
+    records = [_masked(data) for data in store.records(limit=args.limit, chat_id=args.chat)]
     # Oldest first, like a log: the newest line ends up next to the prompt.
     return list(reversed(records)), "no requests recorded yet"
+
+
+def _masked(data: dict[str, Any]) -> dict[str, Any]:
+    """A record with any URL credentials masked (records are masked when made; a file written
+    by an older release may not be)."""
+    for name in ("error_message", "endpoint_host"):
+        if isinstance(data.get(name), str):
+            data[name] = redact_text(data[name])
+    return data
 
 
 def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
@@ -105,7 +117,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
         print(f"no history yet: nothing has been sent ({path})", file=err)
         return EXIT_OK
     try:
-        with Store(path) as store:
+        with Store(path, read_only=True) as store:
             if args.chat is not None and all(c["id"] != args.chat for c in store.chats()):
                 error(
                     f"--chat {args.chat}: no such chat (`firsttoken history --chats` lists them)",
@@ -113,7 +125,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
                 )
                 return EXIT_USAGE
             if args.conversation:
-                out.write(json.dumps(store.messages(args.chat), ensure_ascii=False, indent=2))
+                out.write(json_text(store.messages(args.chat), indent=2))
                 out.write("\n")
                 return EXIT_OK
             items, nothing = _read(store, args)
@@ -125,6 +137,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
         for data in items:
             attributes = otel_attributes(record_from_dict(data))
             attributes["firsttoken.chat_id"] = data.get("chat_id")
+            attributes["firsttoken.incomplete"] = bool(data.get("incomplete"))
             exported.append(attributes)
         _json_lines(exported, out)
     elif args.json:

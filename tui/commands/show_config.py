@@ -1,5 +1,8 @@
 """`firsttoken config`: each effective value and where it came from; `config init`: write the
-example files into the user config dir, never overwriting anything."""
+example files into the user config dir, never overwriting anything.
+
+Secrets are masked: the key (`sk-…abcd`), and in base_url the userinfo password and any
+secret-looking query value. Values from the files are shown inert."""
 
 from __future__ import annotations
 
@@ -11,10 +14,12 @@ from pathlib import Path
 from typing import TextIO
 
 from tui import locations
-from tui.commands._common import EXIT_OK, EXIT_USAGE, error
+from tui.commands._common import EXIT_OK, EXIT_USAGE, error, shown
 from tui.config import SETTING_FIELDS, Config, ConfigError, ConfigFlags, load_config, mask_secret
 from tui.config_examples import CONFIG_EXAMPLE_TOML, SETTINGS_EXAMPLE_JSON
+from tui.engine.inert import inert_line
 from tui.engine.metrics import RequestClass
+from tui.engine.redact import mask_url
 
 
 def run(args: argparse.Namespace, flags: ConfigFlags) -> int:
@@ -31,7 +36,10 @@ def run(args: argparse.Namespace, flags: ConfigFlags) -> int:
 
 def render(config: Config) -> str:
     """The report: aligned name / value / origin rows, the paths searched, the warnings."""
-    rows = [(name, _value(config, name), config.origin(name)) for name in SETTING_FIELDS]
+    rows = [
+        (name, inert_line(_value(config, name)), inert_line(config.origin(name)))
+        for name in SETTING_FIELDS
+    ]
     name_width = max(len(name) for name, _, _ in rows)
     value_width = min(max(_width(value) for _, value, _ in rows), 48)
     lines = [
@@ -45,12 +53,12 @@ def render(config: Config) -> str:
     used = {str(path) for path in (config.config_path, config.settings_path) if path}
     for path in config.searched:
         mark = "found" if path in used else "-"
-        lines.append(f"  {mark:<5}  {path}")
+        lines.append(f"  {mark:<5}  {inert_line(path)}")
     if not config.searched:
         lines.append("  (none)")
     if config.warnings:
         lines += ["", "Warnings:"]
-        lines += [f"  {warning}" for warning in config.warnings]
+        lines += [f"  {shown(warning)}" for warning in config.warnings]
     return "\n".join(lines) + "\n"
 
 
@@ -65,8 +73,10 @@ def _value(config: Config, name: str) -> str:
         if value is None and not config.uses_demo_endpoint:
             return "(none: no key is sent)"
         return mask_secret(value)
-    if name == "base_url" and value is None:
-        return "(embedded demo endpoint)" if config.uses_demo_endpoint else "(SDK default)"
+    if name == "base_url":
+        if value is None:
+            return "(embedded demo endpoint)" if config.uses_demo_endpoint else "(SDK default)"
+        return mask_url(value)
     if name == "request_classes":
         return ", ".join(_request_class(request_class) for request_class in value)
     if isinstance(value, Mapping):
@@ -94,7 +104,13 @@ def _request_class(request_class: RequestClass) -> str:
 
 
 def init(folder: Path, out: TextIO, err: TextIO) -> int:
-    """Write config.toml and settings.json into `folder`; an existing file is left alone."""
+    """Write config.toml and settings.json into `folder` (0600, in a 0700 folder: the config
+    may come to hold a key); an existing file is left alone."""
+    with locations.private_files():
+        return _write_examples(folder, out, err)
+
+
+def _write_examples(folder: Path, out: TextIO, err: TextIO) -> int:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as problem:

@@ -22,12 +22,13 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 import openai
 
 from tui.engine import client_errors
 from tui.engine.asyncio_network import http_client_on_asyncio
+from tui.engine.base_url import split_base_url
 from tui.engine.client_attempt import (
     CHUNK,
     DONE,
@@ -59,6 +60,7 @@ from tui.engine.metrics import (
     classify,
     derive_timings,
 )
+from tui.engine.redact import mask_url, redact_text, url_secrets
 
 if TYPE_CHECKING:
     from tui.engine.tokens import TokenCounter
@@ -106,8 +108,11 @@ class ClientError(Exception):
 
 
 def endpoint_host(base_url: str) -> str:
-    parts = urlsplit(base_url)
-    return client_errors.host_port(base_url) if parts.hostname else base_url
+    try:
+        hostname = urlsplit(base_url).hostname
+    except ValueError:
+        hostname = None
+    return client_errors.host_port(base_url) if hostname else mask_url(base_url)
 
 
 def _count(value: object) -> int | None:
@@ -159,8 +164,15 @@ class ChatClient:
         simulated: bool = False,
         counter: TokenCounter | None = None,
     ) -> None:
-        self.base_url = base_url.rstrip("/")
+        # The query (a key or an API version some gateways take there) goes with every request
+        # as the SDK's default_query: joined onto the whole string, paths would land after it.
+        self.base_url, query = split_base_url(base_url)
+        # How a message names the URL asked: with the query, masked there (client_errors).
+        self._query = "?" + urlencode(query) if query else ""
         self._api_key = api_key
+        self._secrets = tuple(
+            secret for secret in (api_key, *url_secrets(base_url)) if secret and len(secret) >= 4
+        )
         self.timeout_s = float(timeout_s)
         self.chunk_timeout_ms = float(chunk_timeout_ms)
         self.thresholds = thresholds or Thresholds()
@@ -176,6 +188,7 @@ class ChatClient:
             base_url=self.base_url,
             # The SDK refuses to start without a key; local servers accept any.
             api_key=api_key or "no-key",
+            default_query=query or None,
             max_retries=0,
             timeout=openai.Timeout(backstop, connect=self.timeout_s),
             http_client=http_client_on_asyncio(),
@@ -197,20 +210,25 @@ class ChatClient:
 
     # -- the request ------------------------------------------------------------------------
 
-    def _classify(self, error: BaseException, path: str = "/chat/completions") -> ClassifiedError:
-        classified = client_errors.classify(error, self.base_url + path, self._api_key)
+    def _classify(
+        self,
+        error: BaseException,
+        path: str = "/chat/completions",
+        trimmed_to: int | None = None,
+    ) -> ClassifiedError:
+        classified = client_errors.classify(
+            error, self.base_url + path + self._query, self._api_key, trimmed_to=trimmed_to
+        )
         return self._scrub(classified)
 
     def _scrub(self, classified: ClassifiedError) -> ClassifiedError:
-        key = self._api_key
-        if key and len(key) >= 4 and key in classified.message:
-            return ClassifiedError(
-                classified.kind,
-                classified.message.replace(key, client_errors.mask_key(key)),
-                classified.retryable,
-                classified.retry_after_s,
-            )
-        return classified
+        """The message without the key or the URL's credentials (a server may echo them)."""
+        message = redact_text(classified.message, self._secrets)
+        if message == classified.message:
+            return classified
+        return ClassifiedError(
+            classified.kind, message, classified.retryable, classified.retry_after_s
+        )
 
     def _new_record(self, request: ChatRequest) -> RequestRecord:
         trim = request.trim
@@ -249,6 +267,8 @@ class ChatClient:
         outcome = "eof"
         failure: ClassifiedError | None = None
         body = request.body()
+        trimmed_to = request.trim.budget if request.trim is not None else None
+        broke_off = False  # the response head arrived, then the connection closed mid-body
         # The raw response, body unread: the SDK still builds the URL and headers, applies the
         # timeouts and raises APIStatusError for 4xx/5xx before returning it.
         raw_create = self._sdk.chat.completions.with_streaming_response.create
@@ -283,7 +303,7 @@ class ChatClient:
                 if cancel is not None and cancel.is_set():
                     attempt.abort("cancelled")
                 outcome, error = "eof", None
-                opened = False
+                opened = broke_off = False
                 while True:
                     item = await queue.get()
                     tag = item[0]
@@ -305,12 +325,12 @@ class ChatClient:
 
                 failure = None
                 if outcome == "error" and error is not None:
-                    failure = self._classify(error)
+                    failure = self._classify(error, trimmed_to=trimmed_to)
                     if opened and failure.kind in ("connection", "dns"):
                         # The stream was open and broke off (e.g. an incomplete chunked body, or
                         # llama.cpp's empty answer to an over-long prompt): an early end, not a
                         # failed connection, and not worth retrying.
-                        outcome, failure = "eof", None
+                        outcome, failure, broke_off = "eof", None, True
                         if isinstance(error, BrokenBody):
                             reply.broken_by = error.message
                 retry = (
@@ -334,7 +354,7 @@ class ChatClient:
                 queue = asyncio.Queue()
 
             finished_at = perf_counter()
-            self._finish(record, reply, request, started_at, outcome, failure)
+            self._finish(record, reply, request, started_at, outcome, failure, broke_off)
             yield Finished(finished_at, record, reply.text)
         finally:
             if cancel_waiter is not None:
@@ -420,6 +440,7 @@ class ChatClient:
         started_at: float | None,
         outcome: str,
         failure: ClassifiedError | None,
+        broke_off: bool = False,
     ) -> None:
         record.finish_reason = reply.finish_reason
         record.prompt_tokens_usage = reply.prompt_tokens_usage
@@ -463,10 +484,13 @@ class ChatClient:
             record.status = RequestStatus.ENDED_EARLY
             if reply.broken_by is not None:
                 classified = self._scrub(client_errors.broken_body_error(reply.broken_by))
-            elif reply.first_token_at is None:
-                classified = client_errors.empty_stream_error()
+            elif reply.first_token_at is not None:
+                classified = client_errors.ended_early_error(broke_off)
             else:
-                classified = client_errors.ended_early_error()
+                trimmed_to = request.trim.budget if request.trim is not None else None
+                classified = client_errors.empty_stream_error(
+                    events=reply.events_seen, broke_off=broke_off, trimmed_to=trimmed_to
+                )
         else:
             record.status = RequestStatus.OK
         if classified is not None:

@@ -10,12 +10,13 @@ from __future__ import annotations
 import errno
 import json
 import socket
+import ssl
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import openai
 
-from tui.engine.redact import mask_secret
+from tui.engine.redact import mask_secret, mask_url
 
 # Longest Retry-After we honour before retrying; a server asking for minutes is better reported.
 RETRY_AFTER_CAP_S = 20.0
@@ -24,7 +25,7 @@ RETRY_AFTER_CAP_S = 20.0
 @dataclass(frozen=True, slots=True)
 class ClassifiedError:
     kind: str  # not_found, auth, rate_limited, server, connection, dns, timeout, context_length,
-    #            bad_request, bad_json, empty_stream, unexpected
+    #            bad_request, bad_json, empty_stream, ended_early, stalled, unexpected
     message: str  # one line, with a hint
     retryable: bool = False
     retry_after_s: float | None = None
@@ -91,6 +92,41 @@ def _is_context_overflow(text: str) -> bool:
     )
 
 
+def context_length_error(server_text: str, trimmed_to: int | None) -> ClassifiedError:
+    """The prompt is over the model's context: the fix depends on whether it was trimmed, and
+    the server's own words (which state its limit) are kept."""
+    said = f"; the server said: {_one_line(server_text, 200)}" if server_text else ""
+    if trimmed_to is not None:
+        return ClassifiedError(
+            "context_length",
+            f"the prompt exceeds the model's context length even trimmed to {trimmed_to:,} "
+            "tokens: lower the budget or raise the server's context window" + said,
+        )
+    return ClassifiedError(
+        "context_length",
+        "the prompt exceeds the model's context length: turn trimming on or lower the budget"
+        + said,
+    )
+
+
+def _context_hint(trimmed_to: int | None) -> str:
+    if trimmed_to is not None:
+        return f"lower the budget ({trimmed_to:,} now) or raise the server's context window"
+    return "turn trimming on or lower the budget"
+
+
+def _causes(error: BaseException) -> list[BaseException]:
+    """The error and every cause under it, outermost first."""
+    chain = [error]
+    seen = error
+    while True:
+        nxt = seen.__cause__ or seen.__context__
+        if nxt is None or any(nxt is known for known in chain):
+            return chain
+        chain.append(nxt)
+        seen = nxt
+
+
 def _connection_cause(error: BaseException) -> BaseException:
     """The innermost cause: the SDK wraps httpx errors, which wrap OS errors."""
     seen = error
@@ -102,12 +138,17 @@ def _connection_cause(error: BaseException) -> BaseException:
     return seen
 
 
-def classify_status(error: openai.APIStatusError, url: str, api_key: str | None) -> ClassifiedError:
+def classify_status(
+    error: openai.APIStatusError,
+    url: str,
+    api_key: str | None,
+    trimmed_to: int | None = None,
+) -> ClassifiedError:
     status = error.status_code
     if status == 404:
         return ClassifiedError(
             "not_found",
-            f"the API answered 404 at {url}: base_url must be the API root "
+            f"the API answered 404 at {mask_url(url)}: base_url must be the API root "
             "(often ending in /v1), not the website",
         )
     if status in (401, 403):
@@ -135,10 +176,7 @@ def classify_status(error: openai.APIStatusError, url: str, api_key: str | None)
             retry_after_s=_retry_after(error.response.headers),
         )
     if _is_context_overflow(text):
-        return ClassifiedError(
-            "context_length",
-            "the prompt exceeds the model's context length: turn trimming on or lower the budget",
-        )
+        return context_length_error(text, trimmed_to)
     detail = f": {_one_line(text, 160)}" if text else ""
     return ClassifiedError("bad_request", f"the API answered HTTP {status}{detail}")
 
@@ -162,11 +200,42 @@ def classify_connection(error: BaseException, url: str) -> ClassifiedError:
             retryable=True,
         )
     reason = _one_line(str(cause) or type(cause).__name__, 100)
+    tls = next((e for e in _causes(error) if isinstance(e, ssl.SSLError)), None)
+    if tls is not None:
+        if "WRONG_VERSION_NUMBER" in str(tls) or "wrong version number" in str(tls):
+            return ClassifiedError(
+                "connection",
+                f"TLS to a port that speaks plain HTTP? {where} did not answer the TLS "
+                "handshake: try http:// instead of https:// in base_url",
+            )
+        return ClassifiedError(
+            "connection",
+            f"the TLS handshake with {where} failed ({_one_line(str(tls), 100)}): check the "
+            "https:// address and the server's certificate",
+        )
+    if _closed_before_answer(error):
+        return ClassifiedError(
+            "connection",
+            f"the connection closed before any answer: {where} accepted the request and hung "
+            f"up ({reason}); check the server's log (it may have crashed) and any proxy between",
+            retryable=True,
+        )
     return ClassifiedError(
         "connection",
         f"cannot talk to {where} ({reason}): check base_url and that the server is running",
         retryable=True,
     )
+
+
+def _closed_before_answer(error: BaseException) -> bool:
+    """Whether the server closed the connection before the response head (the request went
+    out): httpx says "Server disconnected", a reset says ECONNRESET."""
+    for cause in _causes(error):
+        if type(cause).__name__ == "RemoteProtocolError" and "disconnected" in str(cause):
+            return True
+        if isinstance(cause, (ConnectionResetError, BrokenPipeError)):
+            return True
+    return False
 
 
 def timeout_error(url: str, timeout_s: float) -> ClassifiedError:
@@ -185,19 +254,32 @@ def bad_json_error(url: str) -> ClassifiedError:
     )
 
 
-def empty_stream_error() -> ClassifiedError:
-    # llama.cpp answers an over-long prompt with HTTP 200 and an empty stream.
+def empty_stream_error(
+    *, events: int = 0, broke_off: bool = False, trimmed_to: int | None = None
+) -> ClassifiedError:
+    """A streamed answer (HTTP 200) with no token. Some llama.cpp builds answer a prompt over
+    their context window this way, so the context is named as one possible cause."""
+    hint = _context_hint(trimmed_to)
+    if broke_off and not events:
+        what = "the server answered HTTP 200, then closed the connection before any event"
+    elif not events:
+        what = "the stream ended with no event at all (HTTP 200, empty body)"
+    elif broke_off:
+        what = "the connection closed before any token (after events without text)"
+    else:
+        what = "the stream ended before any token"
     return ClassifiedError(
         "empty_stream",
-        "the stream ended before any token: the prompt may exceed the context window: "
-        "turn trimming on or lower the budget",
+        f"{what}: the server produced nothing for this request (llama.cpp does this when the "
+        f"prompt exceeds its context window: {hint}; otherwise check the server's log)",
     )
 
 
-def ended_early_error() -> ClassifiedError:
+def ended_early_error(broke_off: bool = False) -> ClassifiedError:
+    how = "the connection closed mid-reply" if broke_off else "the stream ended"
     return ClassifiedError(
         "ended_early",
-        "the stream ended without a finish reason: the reply may be cut off",
+        f"{how} without a finish reason: the reply may be cut off (the partial reply is kept)",
     )
 
 
@@ -219,10 +301,13 @@ def stalled_error(chunk_timeout_ms: float) -> ClassifiedError:
     )
 
 
-def classify(error: BaseException, url: str, api_key: str | None) -> ClassifiedError:
-    """Any exception from one request attempt -> kind + one line (never a traceback)."""
+def classify(
+    error: BaseException, url: str, api_key: str | None, *, trimmed_to: int | None = None
+) -> ClassifiedError:
+    """Any exception from one request attempt -> kind + one line (never a traceback).
+    `trimmed_to`: the token budget the prompt was trimmed to (None: trimming was off)."""
     if isinstance(error, openai.APIStatusError):
-        return classify_status(error, url, api_key)
+        return classify_status(error, url, api_key, trimmed_to)
     if isinstance(error, json.JSONDecodeError):
         return bad_json_error(url)
     if isinstance(error, openai.APIConnectionError):
@@ -231,11 +316,7 @@ def classify(error: BaseException, url: str, api_key: str | None) -> ClassifiedE
         # A mid-stream `{"error": ...}` object: the SDK raises a bare APIError with its message.
         text = _one_line(error.message or type(error).__name__, 160)
         if _is_context_overflow(text):
-            return ClassifiedError(
-                "context_length",
-                "the prompt exceeds the model's context length: "
-                "turn trimming on or lower the budget",
-            )
+            return context_length_error(text, trimmed_to)
         return ClassifiedError("server", f"the server reported an error mid-stream: {text}")
     if isinstance(error, OSError):
         return classify_connection(error, url)

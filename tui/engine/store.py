@@ -4,23 +4,37 @@ Stdlib sqlite3 in WAL mode with synchronous=NORMAL: every write is committed at 
 loses nothing already returned), and readers never block the writer. One connection shared by
 the app's threads behind a lock (check_same_thread=False). The schema version lives in
 `PRAGMA user_version`; a newer file than this code knows is refused rather than damaged.
-A corrupt or unwritable file becomes a one-line StoreError naming the path.
+A corrupt, unwritable or full file becomes a one-line StoreError naming the path and the fix.
+
+A reply still streaming is saved as it grows with `incomplete=True` (the same record id each
+time, replaced by the final save): a process killed mid-reply leaves what it had saved, marked
+incomplete. The file and everything SQLite puts beside it (-wal, -shm, -journal) are created
+readable by the owner only (0600, in a 0700 folder): replies and prompts are private. A
+read-only Store (`read_only=True`) never writes, so `history` works on a read-only data dir.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from tui.engine.metrics import DroppedMessage, RequestRecord, RequestStatus, TtftLevel
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+# What each version adds to the one before (version 1 is _SCHEMA_V1).
+_MIGRATIONS = {
+    2: ("ALTER TABLE records ADD COLUMN incomplete INTEGER NOT NULL DEFAULT 0",),
+}
+_SIDE_FILES = ("-wal", "-shm", "-journal")
 
 _SCHEMA_V1 = """
 CREATE TABLE chats (
@@ -76,56 +90,123 @@ def record_from_dict(data: dict[str, Any]) -> RequestRecord:
     return RequestRecord(**values)
 
 
+def _owner_only(path: Path) -> None:
+    """Take group and other permissions off a file firsttoken made (an older release made the
+    history 0644); a file it cannot change is left as it is."""
+    try:
+        mode = path.stat().st_mode
+        if mode & 0o077:
+            path.chmod(stat.S_IMODE(mode) & 0o700)
+    except OSError:
+        pass
+
+
 class Store:
-    def __init__(self, path: Path | None = None) -> None:
+    def __init__(self, path: Path | None = None, *, read_only: bool = False) -> None:
         if path is None:
             from tui.locations import history_db_path
 
             path = history_db_path()
         self.path = Path(path)
+        self.read_only = read_only
         self._lock = threading.Lock()
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(
-                self.path, check_same_thread=False, isolation_level=None, timeout=5.0
-            )
+            self._db = self._open_read_only() if read_only else self._open_private()
         except (OSError, sqlite3.Error) as error:
             raise self._error(error) from None
         try:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute("PRAGMA foreign_keys=ON")
-            self._migrate()
+            if read_only:
+                self._check_version()
+            else:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=NORMAL")
+                self._db.execute("PRAGMA foreign_keys=ON")
+                self._migrate()
+            self._columns = {
+                row[1] for row in self._db.execute("PRAGMA table_info(records)").fetchall()
+            }
         except sqlite3.Error as error:
             self._db.close()
             raise self._error(error) from None
+        except StoreError:
+            self._db.close()
+            raise
+
+    def _open_private(self) -> sqlite3.Connection:
+        from tui.locations import private_files
+
+        with private_files():
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(
+                self.path, check_same_thread=False, isolation_level=None, timeout=5.0
+            )
+            # The file exists once the first statement ran; SQLite gives the -wal and -shm
+            # files the database's own permissions.
+            db.execute("PRAGMA user_version").fetchone()
+        for suffix in ("", *_SIDE_FILES):
+            _owner_only(Path(f"{self.path}{suffix}"))
+        return db
+
+    def _open_read_only(self) -> sqlite3.Connection:
+        """Open without writing anything. A WAL database in a folder we cannot write may lack
+        its -shm file, which SQLite cannot then create: read it as immutable (nobody can be
+        writing it there either)."""
+        uri = f"file:{quote(str(self.path))}?mode=ro"
+        db = sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=5.0)
+        try:
+            db.execute("PRAGMA user_version").fetchone()
+            db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            return db
+        except sqlite3.OperationalError:
+            db.close()
+        uri = f"file:{quote(str(self.path))}?mode=ro&immutable=1"
+        return sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=5.0)
 
     def _error(self, error: BaseException) -> StoreError:
         reason = str(error) or type(error).__name__
-        if isinstance(error, sqlite3.DatabaseError) and "not a database" in reason:
+        full = "database or disk is full" in reason or getattr(error, "errno", None) == (
+            errno.ENOSPC
+        )
+        if full:
+            hint = "the disk is full: free some space (nothing more is saved until then)"
+        elif isinstance(error, sqlite3.DatabaseError) and "not a database" in reason:
             hint = "move it aside to start a fresh history"
         elif "readonly" in reason or "unable to open" in reason or isinstance(error, OSError):
             hint = "check the folder exists and is writable, or set FIRSTTOKEN_HOME"
+        elif "locked" in reason or "busy" in reason:
+            hint = "another firsttoken is writing it; try again"
         else:
             hint = "move it aside to start a fresh history"
         return StoreError(f"history database {self.path}: {reason}: {hint}")
 
-    def _migrate(self) -> None:
+    def _check_version(self) -> None:
         version = self._db.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:
             raise StoreError(
                 f"history database {self.path}: schema version {version} is newer than this "
                 f"firsttoken understands ({SCHEMA_VERSION}): upgrade firsttoken"
             )
-        if version == 0:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
+
+    def _migrate(self) -> None:
+        self._check_version()
+        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if version == SCHEMA_VERSION:
+            return
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            # Read again inside the write lock: another process may have just migrated.
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            if version == 0:
                 self._create_v1()
-                self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+                version = 1
+            for target in range(version + 1, SCHEMA_VERSION + 1):
+                for statement in _MIGRATIONS[target]:
+                    self._db.execute(statement)
+            self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
 
     def _create_v1(self) -> None:
         # executescript would COMMIT our transaction first; run the statements one by one.
@@ -200,15 +281,28 @@ class Store:
             db.execute("COMMIT")
 
     def save_record(
-        self, record: RequestRecord, reply_text: str, chat_id: int | None = None
+        self,
+        record: RequestRecord,
+        reply_text: str,
+        chat_id: int | None = None,
+        *,
+        incomplete: bool = False,
+        replaces: str | None = None,
     ) -> None:
+        """Save (or overwrite, by record id) a record and its reply. `incomplete`: the reply
+        is still arriving (a later save replaces it). `replaces`: the id of an incomplete
+        record this one supersedes (deleted in the same transaction)."""
         data = record.to_dict()
         with self._locked() as db:
+            db.execute("BEGIN IMMEDIATE")
+            if replaces is not None and replaces != record.id:
+                db.execute("DELETE FROM records WHERE id = ?", (replaces,))
             db.execute(
                 "INSERT OR REPLACE INTO records (id, chat_id, started_at_epoch, model,"
                 " endpoint_host, status, error_kind, streamed, simulated, trim_enabled, ttft_ms,"
                 " total_ms, tpot_ms, output_tokens, prompt_tokens_estimated, record_json,"
-                " reply_text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " reply_text, incomplete)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     record.id,
                     chat_id,
@@ -227,8 +321,10 @@ class Store:
                     record.prompt_tokens_estimated,
                     json.dumps(data),
                     reply_text,
+                    int(incomplete),
                 ),
             )
+            db.execute("COMMIT")
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -259,9 +355,10 @@ class Store:
         return [json.loads(r[0]) for r in rows]
 
     def records(self, limit: int = 100, chat_id: int | None = None) -> list[dict[str, Any]]:
-        """Newest first: each RequestRecord.to_dict() plus `reply_text` and `chat_id`
-        (`limit` -1: all of them)."""
-        query = "SELECT record_json, reply_text, chat_id FROM records"
+        """Newest first: each RequestRecord.to_dict() plus `reply_text`, `chat_id` and
+        `incomplete` (True: the process stopped before the reply ended; `limit` -1: all)."""
+        incomplete = "incomplete" if "incomplete" in self._columns else "0"
+        query = f"SELECT record_json, reply_text, chat_id, {incomplete} FROM records"
         params: tuple[Any, ...] = ()
         if chat_id is not None:
             query += " WHERE chat_id = ?"
@@ -270,10 +367,11 @@ class Store:
         with self._locked() as db:
             rows = db.execute(query, (*params, limit)).fetchall()
         out = []
-        for record_json, reply_text, row_chat_id in rows:
+        for record_json, reply_text, row_chat_id, row_incomplete in rows:
             data = json.loads(record_json)
             data["reply_text"] = reply_text
             data["chat_id"] = row_chat_id
+            data["incomplete"] = bool(row_incomplete)
             out.append(data)
         return out
 
