@@ -148,3 +148,11 @@ async def test_tokenizer_ids_are_stable_across_servers() -> None:
     async with running(server="llamacpp") as second:
         _, two = await post(f"{second.root_url}/tokenize", {"content": "Stable ids, 首个令牌."})
     assert one == two and len(one["tokens"]) == 8
+
+
+async def test_status_faults_apply_to_the_tokenizer_too() -> None:
+    async with running(server="llamacpp") as demo:
+        status, answer = await post(f"{demo.root_url}/fault/503x1/tokenize", {"content": "hi"})
+        retried, tokens = await post(f"{demo.root_url}/fault/503x1/tokenize", {"content": "hi"})
+    assert status == 503 and answer["error"]["code"] == "service_unavailable"
+    assert retried == 200 and len(tokens["tokens"]) == 1

@@ -30,16 +30,14 @@ from tui.demo.faults import (
     FAULT_SPECS,
     Fault,
     FaultCounter,
-    error_parts,
     parse_fault,
-    wait_for_close,
 )
 from tui.demo.latency_model import LatencyModel
 from tui.demo.model_kinds import MODEL_KINDS, model_kind
 from tui.demo.models import answer_models
 from tui.demo.prefix import PrefixCache
 from tui.demo.prompt import count_prompt, count_prompt_tokens
-from tui.demo.tokenizer_api import answer_tokenizer
+from tui.demo.tokenizer_api import serve_tokenizer
 
 DEMO_MODEL_ID = "firsttoken-demo"
 __all__ = ["DEMO_MODEL_ID", "DemoServer", "count_prompt_tokens"]
@@ -262,25 +260,7 @@ class DemoServer:
         writer: asyncio.StreamWriter,
     ) -> bool:
         exchange = Exchange(request, writer, {"id": ""})
-        kind = fault.kind if fault else None
-        if kind == "drop":
-            return False
-        if kind == "hang":
-            await wait_for_close(reader)
-            return False
-        if (status := self._faults.status(fault)) is not None:
-            message, type_, code, extra = error_parts(status)
-            await exchange.send_error(status, message, type_, code, extra=extra)
-            return True
-        try:
-            body = json.loads(request.body)
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            body = None
-        # A long prompt takes milliseconds to tokenise: off the loop, as chat counting is.
-        answer_status, answer = await asyncio.to_thread(answer_tokenizer, self.dialect, path, body)
-        payload = json.dumps(answer, ensure_ascii=False).encode()
-        await exchange.send_full(answer_status, payload, "application/json")
-        return True
+        return await serve_tokenizer(exchange, self.dialect, path, fault, self._faults, reader)
 
     # -- /v1/chat/completions ------------------------------------------------------------------
 

@@ -20,28 +20,9 @@ from tui.demo.exchange import Exchange
 from tui.demo.faults import BADJSON_TOKENS, EARLY_TOKENS, Fault
 from tui.demo.plan import ReplyPlan
 from tui.demo.schedule import Schedule, sleep_until
-from tui.demo.usage import timings, usage
+from tui.demo.usage import report
 
 MAX_TOKENS_PER_WRITE = 4096  # bounds one batch's memory when a client reads slowly
-
-
-def report(
-    entry: dict, plan: ReplyPlan, dialect: Dialect, sent: int, decode_ms: float
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(usage, timings) of a reply that sent `sent` tokens after `decode_ms` of decoding."""
-    hidden = plan.hidden_reasoning
-    reasoning = min(sent, len(plan.reasoning)) + hidden
-    counted = usage(
-        dialect, entry["prompt_tokens"], entry["cached_prompt_tokens"], sent + hidden, reasoning
-    )
-    figures = timings(
-        entry["prompt_tokens"],
-        entry["cached_prompt_tokens"],
-        entry["prefill_ms"],
-        sent + hidden,
-        decode_ms,
-    )
-    return counted, figures
 
 
 class _Events:

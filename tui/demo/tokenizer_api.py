@@ -16,14 +16,19 @@ request and answer shapes:
   {"input", "model"} -> {"tokens"} / {"count"}; the text as given, special tokens parsed, and a
   BOS in front (unless the text starts with one).
 
-Every function here is pure: (status, JSON-able answer) from the parsed body.
+`answer_tokenizer` is pure, (status, JSON-able answer) from the parsed body; `serve_tokenizer`
+answers one request with it (status faults apply here too).
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
 from typing import Any
 
 from tui.demo.dialects import Dialect
+from tui.demo.exchange import Exchange
+from tui.demo.faults import Fault, FaultCounter, error_parts, wait_for_close
 from tui.demo.prompt import server_tokenizer
 from tui.demo.templates import render
 from tui.demo.tokenizer import ServerTokenizer
@@ -152,3 +157,34 @@ def answer_tokenizer(dialect: Dialect, path: str, body: object) -> Answer:
     if path == "/apply-template":
         return _llamacpp_apply_template(template, body)
     return _llamacpp_tokenize(tokenizer, body)
+
+
+async def serve_tokenizer(
+    ex: Exchange,
+    dialect: Dialect,
+    path: str,
+    fault: Fault | None,
+    faults: FaultCounter,
+    reader: asyncio.StreamReader,
+) -> bool:
+    """Answer a POST to one of the dialect's tokenizer paths; False: close the connection."""
+    kind = fault.kind if fault else None
+    if kind == "drop":
+        return False
+    if kind == "hang":
+        await wait_for_close(reader)
+        return False
+    if (status := faults.status(fault)) is not None:
+        message, type_, code, extra = error_parts(status)
+        await ex.send_error(status, message, type_, code, extra=extra)
+        return True
+    try:
+        body = json.loads(ex.request.body)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        body = None
+    # A long prompt takes milliseconds to tokenise: off the loop, as chat counting is.
+    answer_status, answer = await asyncio.to_thread(answer_tokenizer, dialect, path, body)
+    await ex.send_full(
+        answer_status, json.dumps(answer, ensure_ascii=False).encode(), "application/json"
+    )
+    return True

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from tui.demo.dialects import Dialect
+from tui.demo.plan import ReplyPlan
 
 
 def usage(
@@ -63,3 +64,22 @@ def timings(
         "predicted_per_token_ms": _ratio(predicted_ms, predicted_n),
         "predicted_per_second": _ratio(1000.0 * predicted_n, predicted_ms),
     }
+
+
+def report(
+    entry: dict, plan: ReplyPlan, dialect: Dialect, sent: int, decode_ms: float
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(usage, timings) of a reply that sent `sent` tokens after `decode_ms` of decoding."""
+    hidden = plan.hidden_reasoning
+    reasoning = min(sent, len(plan.reasoning)) + hidden
+    counted = usage(
+        dialect, entry["prompt_tokens"], entry["cached_prompt_tokens"], sent + hidden, reasoning
+    )
+    figures = timings(
+        entry["prompt_tokens"],
+        entry["cached_prompt_tokens"],
+        entry["prefill_ms"],
+        sent + hidden,
+        decode_ms,
+    )
+    return counted, figures

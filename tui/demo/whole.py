@@ -10,7 +10,7 @@ from tui.demo.exchange import Exchange
 from tui.demo.faults import EARLY_TOKENS, Fault
 from tui.demo.plan import ReplyPlan
 from tui.demo.schedule import Schedule, sleep_until
-from tui.demo.stream import report
+from tui.demo.usage import report
 
 
 async def write_whole(
