@@ -96,10 +96,21 @@ preset = "cpu-small"
 # rtt_ms = 20                   # network round trip
 # queue_ms = 0                  # waiting before prefill starts
 # jitter_ms = 0                 # random extra delay (seeded, reproducible)
-# reply_tokens = 120            # reply length when the prompt does not ask for one
+# reply_tokens = 120            # the longest reply when the prompt asks for no length; it
+#                               # ends at the last sentence that fits
 # seed = 0                      # jitter seed
-# prefix_cache = true           # reuse the previous prompt's identical leading messages
-#                               # (llama.cpp does; on for cpu-small only)
+# prefix_cache = true           # reuse the previous answered prompt's prefix, as llama.cpp's
+#                               # slot does: prefill is charged only for the prompt tokens
+#                               # beyond the prefix shared with it (llama.cpp compares tokens
+#                               # and computes the last one again; vllm caches 16-token blocks;
+#                               # openai compares whole messages). Reported as usage's
+#                               # prompt_tokens_details.cached_tokens. On for cpu-small only.
+# server = "llamacpp"           # which real server the endpoint plays: "llamacpp" (timings,
+#                               # /tokenize and /apply-template), "vllm" (/tokenize with
+#                               # messages), "llama-cpp-python" (no usage in a stream, no
+#                               # timings, /extras/tokenize/count) or "openai" (none of them).
+#                               # Default: the preset's (cpu-small llamacpp, seed-qwen7b and
+#                               # h100-70b vllm, instant openai).
 """
 
 SETTINGS_EXAMPLE_JSON = r"""{

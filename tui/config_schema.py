@@ -39,6 +39,8 @@ TRIM_STRATEGIES = ("priority", "recent", "none")
 PRIORITY_ITEMS = ("system", "latest_user", "tool_result", "history")
 # Fallback when tui.demo.latency_model cannot be imported; the real list comes from PRESETS.
 KNOWN_DEMO_PRESETS = ("cpu-small", "seed-qwen7b", "h100-70b", "instant")
+# The real servers the demo endpoint can play (tui.demo.dialects.SERVER_DIALECTS).
+KNOWN_DEMO_SERVERS = ("llamacpp", "vllm", "llama-cpp-python", "openai")
 
 
 def _is_int(value: Any) -> bool:
@@ -195,6 +197,7 @@ _DEMO_OVERRIDES: dict[str, Check] = {
     "reply_tokens": integer(1),
     "seed": integer(),
     "prefix_cache": boolean,
+    "server": choice(KNOWN_DEMO_SERVERS),
 }
 
 TOML_KEYS: tuple[Key, ...] = (

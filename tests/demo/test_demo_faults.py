@@ -22,6 +22,15 @@ def sdk(server: DemoServer, spec: str, timeout: float = 10.0) -> AsyncOpenAI:
     return AsyncOpenAI(base_url=base_url, api_key="x", max_retries=0, timeout=timeout)
 
 
+async def plain_contents(server: DemoServer) -> list[str]:
+    """The reply's tokens without a fault: what a fault that lets the reply finish must send."""
+    client = AsyncOpenAI(base_url=server.base_url, api_key="x", max_retries=0)
+    contents, _ = await stream_contents(client)
+    await client.close()
+    assert 0 < len(contents) <= INSTANT.reply_tokens
+    return contents
+
+
 async def stream_contents(client: AsyncOpenAI, **kw: object) -> tuple[list[str], list]:
     """(contents, all chunks) of one streamed request; raises what the SDK raises mid-way."""
     stream = await client.chat.completions.create(model="m", messages=USER, stream=True, **kw)
@@ -61,6 +70,7 @@ async def test_status_faults_answer_openai_shaped_errors(
 
 
 async def test_counted_faults_fail_first_n_then_serve(server: DemoServer) -> None:
+    plain = await plain_contents(server)
     client = sdk(server, "429x2")
     for _ in range(2):
         with pytest.raises(openai.RateLimitError):
@@ -75,19 +85,19 @@ async def test_counted_faults_fail_first_n_then_serve(server: DemoServer) -> Non
         await one.chat.completions.create(model="m", messages=USER)
     assert caught.value.status_code == 503
     contents, _ = await stream_contents(one)
-    assert len(contents) == INSTANT.reply_tokens
+    assert contents == plain
     with pytest.raises(openai.InternalServerError):
         await two.chat.completions.create(model="m", messages=USER)
     await one.close()
     await two.close()
-    assert [e["status"] for e in server.requests] == [429, 429, 200, 503, 200, 503]
+    assert [e["status"] for e in server.requests] == [200, 429, 429, 200, 503, 200, 503]
 
 
 async def test_stall_pauses_after_five_tokens_then_finishes(server: DemoServer) -> None:
     client = sdk(server, "stall-300")
     contents, chunks = await stream_contents(client)
     await client.close()
-    assert len(contents) == INSTANT.reply_tokens
+    assert contents == await plain_contents(server)
     assert chunks[-1].choices[0].finish_reason == "stop"
     entry = server.requests[0]
     # The instant model would send everything at once; the pause shows in the server's stamps.
@@ -151,7 +161,7 @@ async def test_nousage_ignores_include_usage(server: DemoServer) -> None:
     client = sdk(server, "nousage")
     contents, chunks = await stream_contents(client, stream_options={"include_usage": True})
     await client.close()
-    assert len(contents) == INSTANT.reply_tokens
+    assert contents == await plain_contents(server)
     assert chunks[-1].choices[0].finish_reason == "stop"
     assert all(chunk.usage is None for chunk in chunks)
 
@@ -180,7 +190,7 @@ async def test_status_faults_also_apply_to_models(server: DemoServer) -> None:
     await client.close()
     ok = sdk(server, "nousage")  # stream-shape faults leave /models alone
     ids = [m.id async for m in ok.models.list()]
-    assert ids == ["firsttoken-demo", "demo-instant"]
+    assert ids[:2] == ["firsttoken-demo", "demo-instant"]
     await ok.close()
 
 
@@ -203,3 +213,75 @@ async def test_fault_timings_keep_the_latency_model(server: DemoServer) -> None:
     await slow.stop()
     entry = slow.requests[0]
     assert entry["first_byte_at"] - entry["received_at"] >= 0.02  # an error still costs the RTT
+
+
+async def test_pause_holds_the_reply_mid_stream_then_finishes(server: DemoServer) -> None:
+    body = {"model": "m", "messages": [{"role": "user", "content": "reply 40 tokens"}]}
+    async with httpx2.AsyncClient() as http:
+        for spec in ("pause-300", "pause-100x3"):
+            response = await http.post(
+                f"{server.root_url}/fault/{spec}/v1/chat/completions", json={**body, "stream": True}
+            )
+            events = [e.removeprefix("data: ") for e in response.text.split("\n\n")[:-1]]
+            assert events[-1] == "[DONE]"
+            assert json.loads(events[-2])["choices"][0]["finish_reason"] == "stop"
+            assert len(events) == 1 + 40 + 2  # role, every token, finish, [DONE]
+    single, triple = server.requests
+    assert [p["after_tokens"] for p in single["pauses"]] == [20]  # mid-reply
+    assert [p["after_tokens"] for p in triple["pauses"]] == [10, 20, 30]
+    for entry, ms in ((single, 300), (triple, 100)):
+        assert entry["output_tokens"] == 40 and entry["finish_reason"] == "stop"
+        for pause in entry["pauses"]:
+            assert pause["pause_ms"] == ms
+            # The server's own send stamps: the token after the pause went out `ms` later.
+            assert pause["resumed_at"] - pause["paused_at"] >= ms / 1000
+            assert entry["first_token_at"] <= pause["paused_at"] < pause["resumed_at"]
+            assert pause["resumed_at"] <= entry["last_token_at"]
+
+
+async def test_pause_delays_a_non_streamed_body_by_every_pause(server: DemoServer) -> None:
+    client = sdk(server, "pause-100x2")
+    reply = await client.chat.completions.create(model="m", messages=USER)
+    await client.close()
+    assert reply.choices[0].finish_reason == "stop"
+    entry = server.requests[0]
+    assert entry["first_byte_at"] - entry["received_at"] >= 0.2
+
+
+async def test_buffered_sends_the_whole_stream_when_its_last_token_is_due() -> None:
+    # Llama.cpp's dialect: its timings say what the server did, the stamps what the client got.
+    demo = DemoServer(replace(INSTANT, decode_tokens_per_s=100.0, server="llamacpp"))
+    await demo.start()
+    try:
+        async with httpx2.AsyncClient() as http:
+            response = await http.post(
+                f"{demo.root_url}/fault/buffered/v1/chat/completions",
+                json={"messages": [{"role": "user", "content": "reply 20 tokens"}], "stream": True},
+            )
+    finally:
+        await demo.stop()
+    events = [e.removeprefix("data: ") for e in response.text.split("\n\n")[:-1]]
+    assert response.headers["content-type"].startswith("text/event-stream")
+    assert len(events) == 1 + 20 + 2 and events[-1] == "[DONE]"
+    timings = json.loads(events[-2])["timings"]
+    assert timings["predicted_n"] == 20 and timings["predicted_ms"] == pytest.approx(190)
+    entry = demo.requests[0]
+    # One write: every token's real send time is the last one's due time or later.
+    assert entry["first_token_at"] == entry["last_token_at"]
+    assert entry["first_token_at"] >= entry["scheduled_last_token_at"]
+    assert entry["scheduled_last_token_at"] - entry["scheduled_first_token_at"] == pytest.approx(
+        0.19
+    )
+    assert entry["first_byte_at"] < entry["first_token_at"]  # the head went out on time
+    assert entry["first_token_at"] - entry["received_at"] >= 0.19
+
+
+def test_pause_specs_parse_and_spread_their_pauses() -> None:
+    from tui.demo.faults import parse_fault
+
+    fault = parse_fault("pause-250x4")
+    assert fault is not None and (fault.pause_ms, fault.pauses) == (250, 4)
+    assert fault.pause_points(100) == [(20, 0.25), (40, 0.25), (60, 0.25), (80, 0.25)]
+    assert parse_fault("pause-250") == replace(fault, spec="pause-250", pauses=1)
+    assert parse_fault("pause-250x0") is None and parse_fault("pause-x2") is None
+    assert parse_fault("buffered") is not None

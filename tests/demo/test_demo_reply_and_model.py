@@ -10,8 +10,11 @@ from tui.demo.latency_model import PRESETS, latency_model
 from tui.demo.reply import (
     MAX_REPLY_TOKENS,
     ReplySummary,
+    natural_reply,
     reply_tokens,
     requested_length,
+    requested_thinking,
+    sentence_end,
     tokenize,
 )
 
@@ -70,6 +73,35 @@ def test_requested_length() -> None:
         {"role": "user", "content": "now something else"},
     ]
     assert requested_length(messages) is None
+
+
+def test_sentence_end_keeps_whole_sentences_and_blocks() -> None:
+    tokens = tokenize("One two. Three four five.\n\nSix seven")
+    assert sentence_end(tokens, 3) == 3  # "One two."
+    assert sentence_end(tokens, 6) == 3  # "Three four" would stop mid-sentence
+    assert sentence_end(tokens, 7) == 7  # "... five." and the paragraph ends
+    assert sentence_end(tokens, 100) == 7  # "Six seven" has no end
+    assert sentence_end(tokens, 2) == 2  # nothing ends that early: the limit itself
+    assert sentence_end(tokenize("v1.2 is out"), 2) == 2  # a dot inside a word ends nothing
+
+
+@given(st.integers(min_value=1, max_value=700))
+def test_natural_reply_ends_at_a_sentence_within_the_limit(limit: int) -> None:
+    tokens = natural_reply(SUMMARY, limit)
+    longer = reply_tokens(SUMMARY, limit + 1)
+    assert tokens == longer[: len(tokens)] and 0 < len(tokens) <= limit
+    text = "".join(tokens)
+    if len(tokens) < limit or limit >= 8:  # the heading alone is 7 tokens
+        # Never inside a code fence, never mid-sentence: a full stop, or a block's end.
+        assert text.count("```") % 2 == 0
+        following = "".join(longer[len(tokens) :])
+        assert text.rstrip().endswith((".", "。", ")", "```")) or following.startswith("\n\n")
+
+
+def test_requested_thinking() -> None:
+    assert requested_thinking([{"role": "user", "content": "think 40 tokens"}]) == 40
+    assert requested_thinking([{"role": "user", "content": "Think for 5 tokens first"}]) == 5
+    assert requested_thinking([{"role": "user", "content": "reply 40 tokens"}]) is None
 
 
 def test_presets_match_the_measurements() -> None:

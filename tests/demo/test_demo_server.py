@@ -67,7 +67,9 @@ async def test_stream_has_role_chunk_one_token_per_chunk_finish_usage_and_done(
         }
     ]
     content = chunks[1:-2]
-    assert len(content) == INSTANT.reply_tokens
+    # The default reply ends at a sentence within the preset's reply_tokens.
+    assert 0 < len(content) <= INSTANT.reply_tokens
+    assert content[-1]["choices"][0]["delta"]["content"].endswith((".", "。"))
     assert all(c["choices"][0]["delta"]["content"] for c in content)
     assert chunks[-2]["choices"][0]["delta"] == {}
     assert chunks[-2]["choices"][0]["finish_reason"] == "stop"
@@ -106,7 +108,7 @@ async def test_sdk_stream_and_non_stream(client: AsyncOpenAI) -> None:
     assert whole.choices[0].finish_reason == "stop"
     assert whole.choices[0].message.role == "assistant"
     assert whole.usage is not None
-    assert whole.usage.completion_tokens == INSTANT.reply_tokens
+    assert 0 < whole.usage.completion_tokens <= INSTANT.reply_tokens
     assert "not streaming" in (whole.choices[0].message.content or "")
 
 
@@ -127,7 +129,13 @@ async def test_reply_reports_what_it_received(client: AsyncOpenAI, server: DemoS
 
 async def test_models_list(client: AsyncOpenAI) -> None:
     ids = [model.id async for model in client.models.list()]
-    assert ids == ["firsttoken-demo", "demo-instant"]
+    assert ids == [
+        "firsttoken-demo",
+        "demo-instant",
+        "firsttoken-demo-reasoning",
+        "firsttoken-demo-reasoning-openrouter",
+        "firsttoken-demo-openai-reasoning",
+    ]
 
 
 async def test_reply_n_tokens_gives_exactly_n(client: AsyncOpenAI) -> None:
@@ -154,6 +162,25 @@ async def test_max_tokens_caps_with_finish_reason_length(client: AsyncOpenAI) ->
     reply = await client.chat.completions.create(model="m", messages=messages, max_tokens=50)
     assert reply.choices[0].finish_reason == "stop"
     assert reply.usage is not None and reply.usage.completion_tokens == 5
+
+
+async def test_default_reply_ends_at_a_sentence_and_a_cut_one_says_length(
+    client: AsyncOpenAI,
+) -> None:
+    natural = await client.chat.completions.create(model="m", messages=USER)
+    text = natural.choices[0].message.content or ""
+    assert natural.choices[0].finish_reason == "stop"
+    assert text.endswith((".", "。")) and text.count("```") == 2
+    assert natural.usage is not None
+    length = natural.usage.completion_tokens
+    assert length <= INSTANT.reply_tokens
+    for key in ("max_tokens", "max_completion_tokens"):
+        cut = await client.chat.completions.create(model="m", messages=USER, **{key: length - 1})
+        assert cut.choices[0].finish_reason == "length"
+        assert cut.usage is not None and cut.usage.completion_tokens == length - 1
+        enough = await client.chat.completions.create(model="m", messages=USER, **{key: length})
+        assert enough.choices[0].finish_reason == "stop"
+        assert enough.choices[0].message.content == text
 
 
 async def test_same_request_same_text(client: AsyncOpenAI) -> None:
@@ -245,6 +272,42 @@ async def test_log_timestamps_follow_the_latency_model(tmp_path: Path) -> None:
     streamed = lines[0]
     assert streamed["stream"] and streamed["first_byte_at"] - streamed["received_at"] >= 0.005
     assert streamed["first_byte_at"] < streamed["first_token_at"]  # headers precede prefill's end
+
+
+async def test_log_splits_the_servers_ttft_into_its_simulated_parts() -> None:
+    model = replace(latency_model("cpu-small"), rtt_ms=2, queue_ms=3, jitter_ms=4, seed=7)
+    demo = DemoServer(replace(model, decode_tokens_per_s=2000))
+    await demo.start()
+    sdk = AsyncOpenAI(base_url=demo.base_url, api_key="x", max_retries=0)
+    try:
+        messages = [{"role": "user", "content": "split " * 50 + "reply 3 tokens"}]
+        async for _chunk in await sdk.chat.completions.create(
+            model="m", messages=messages, stream=True
+        ):
+            pass
+        await sdk.chat.completions.create(model="m", messages=messages)
+    finally:
+        await sdk.close()
+        await demo.stop()
+    for entry in demo.requests:
+        assert entry["server"] == "llamacpp"
+        assert (entry["rtt_ms"], entry["queue_ms"]) == (2, 3)
+        assert 0 <= entry["jitter_ms"] <= 4
+        uncached = entry["prompt_tokens"] - entry["cached_prompt_tokens"]
+        assert entry["prefill_ms"] == pytest.approx(uncached * 1.2)
+        parts = entry["rtt_ms"] + entry["queue_ms"] + entry["jitter_ms"] + entry["prefill_ms"]
+        assert entry["simulated_ttft_ms"] == pytest.approx(parts)
+        # Received, head sent, first and last token sent: in order, and no token before its time.
+        stamps = [entry[k] for k in ("received_at", "first_byte_at", "first_token_at")]
+        assert stamps == sorted(stamps) and entry["first_token_at"] <= entry["last_token_at"]
+        assert entry["first_token_at"] - entry["received_at"] >= parts / 1000
+        assert entry["scheduled_first_token_at"] - entry["received_at"] == pytest.approx(
+            parts / 1000
+        )
+        assert entry["first_answer_token_at"] == entry["first_token_at"]  # no thinking here
+    streamed, whole = demo.requests
+    assert whole["cached_prompt_tokens"] == whole["prompt_tokens"] - 1  # the repeat was cached
+    assert streamed["first_byte_at"] < streamed["first_token_at"]  # the head before prefill
 
 
 async def test_demo_requests_endpoint(server: DemoServer, client: AsyncOpenAI) -> None:

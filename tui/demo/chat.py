@@ -1,13 +1,15 @@
 """What one POST /v1/chat/completions gets: a check of the body, then an error or the reply.
 
-The server logs the request first (demo_server.py); this decides the answer — a fault, or
-a reply of the asked-for length on the latency model's schedule (written by demo_stream.py).
+The server logs the request first (server.py); this decides the answer: a fault, a refusal of
+a parameter the model does not take, or a reply (plan.py) on the latency model's schedule,
+written by stream.py or whole.py.
 """
 
 from __future__ import annotations
 
 import asyncio
 
+from tui.demo.dialects import Dialect
 from tui.demo.exchange import Exchange
 from tui.demo.faults import (
     Fault,
@@ -17,8 +19,12 @@ from tui.demo.faults import (
     wait_for_close,
 )
 from tui.demo.latency_model import LatencyModel
-from tui.demo.reply import ReplySummary, reply_tokens, requested_length
-from tui.demo.stream import Schedule, sleep_until, write_stream, write_whole
+from tui.demo.model_kinds import ModelKind, refused_parameter
+from tui.demo.plan import plan_reply
+from tui.demo.reply import ReplySummary
+from tui.demo.schedule import Schedule, sleep_until
+from tui.demo.stream import write_stream
+from tui.demo.whole import write_whole
 
 
 def invalid_chat_body(body: dict) -> tuple[str, str] | None:
@@ -40,27 +46,32 @@ def invalid_chat_body(body: dict) -> tuple[str, str] | None:
 async def answer_chat(
     ex: Exchange,
     model: LatencyModel,
+    dialect: Dialect,
+    kind: ModelKind,
+    body: dict,
     fault: Fault | None,
     faults: FaultCounter,
     reader: asyncio.StreamReader,
-    max_tokens: int | None,
 ) -> bool:
     """Answer the logged request in `ex.entry`; False when the connection must close."""
     entry = ex.entry
     received_at = entry["received_at"]
-    kind = fault.kind if fault else None
-    if kind == "drop":
+    shape = fault.kind if fault else None
+    if shape == "drop":
         return False
-    if kind == "hang":
+    if shape == "hang":
         await wait_for_close(reader)
         return False
-    answer_at = received_at + (model.rtt_ms + model.queue_ms) / 1000
     if (status := faults.status(fault)) is not None:
         await sleep_until(received_at + model.rtt_ms / 1000)
         message, type_, code, extra = error_parts(status)
         await ex.send_error(status, message, type_, code, extra=extra)
         return ex.keep_alive
-    if kind == "context":
+    if (refusal := refused_parameter(kind, body)) is not None:
+        await sleep_until(received_at + model.rtt_ms / 1000)
+        await ex.send_full(400, refusal, "application/json")
+        return ex.keep_alive
+    if shape == "context":
         await sleep_until(received_at + model.rtt_ms / 1000)
         message = context_error_message(entry["prompt_tokens"])
         await ex.send_error(
@@ -68,11 +79,6 @@ async def answer_chat(
         )
         return ex.keep_alive
 
-    wanted = requested_length(entry["messages"])
-    target = model.reply_tokens if wanted is None else wanted
-    capped = max_tokens is not None and max_tokens < target
-    count = target if max_tokens is None else min(max_tokens, target)
-    entry["finish_reason"] = "length" if capped else "stop"
     summary = ReplySummary(
         messages=entry["messages"],
         prompt_tokens=entry["prompt_tokens"],
@@ -84,10 +90,12 @@ async def answer_chat(
         prefill_ms_per_token=model.prefill_ms_per_token,
         decode_tokens_per_s=model.decode_tokens_per_s,
     )
-    tokens = reply_tokens(summary, count)
-    schedule = Schedule(received_at + entry["simulated_ttft_ms"] / 1000, model)
-    stall_s = fault.stall_ms / 1000 if fault else 0.0
+    plan = plan_reply(summary, kind, model.reply_tokens, entry["max_tokens"])
+    entry["finish_reason"] = plan.finish_reason
+    entry["reasoning_tokens"] = plan.reasoning_total
+    first_due = received_at + entry["simulated_ttft_ms"] / 1000
+    schedule = Schedule(first_due, model, hidden=plan.hidden_reasoning)
     if entry["stream"]:
-        return await write_stream(ex, kind, tokens, schedule, answer_at, stall_s)
-    schedule.shift = stall_s
-    return await write_whole(ex, kind, tokens, schedule)
+        answer_at = received_at + (model.rtt_ms + model.queue_ms) / 1000
+        return await write_stream(ex, plan, schedule, answer_at, fault, dialect)
+    return await write_whole(ex, plan, schedule, fault, dialect)

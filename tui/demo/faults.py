@@ -1,7 +1,10 @@
 """The demo endpoint's fault injection: which failure a /fault/<spec>/v1 path asks for.
 
-A spec is one of FAULT_SPECS (see CONTRACTS.md). Status faults answer with OpenAI's error
-shapes; `xN` status faults count requests per spec, so a client's retries can be tested.
+A spec is one of FAULT_SPECS (the README's "The demo endpoint" lists them). Status faults
+answer with OpenAI's error shapes; `xN` status faults count requests per spec, so a client's
+retries can be tested. `stall-<ms>` and `pause-<ms>[x<n>]` hold the reply back mid-stream and
+then finish it; `buffered` holds a stream's whole body until its last token is due, as a
+buffering proxy does.
 """
 
 from __future__ import annotations
@@ -13,8 +16,20 @@ from dataclasses import dataclass
 FAULT_PATH = re.compile(r"^/fault/([^/]+)(/.*)?$")
 _STATUS_FAULT = re.compile(r"^(401|403|429|500|503)(?:x(\d+))?$")
 _STALL_FAULT = re.compile(r"^stall-(\d+)$")
-SHAPE_FAULTS = ("early", "badjson", "context", "empty", "nousage", "hang", "drop")
-FAULT_SPECS = ("401", "403", "429", "429x<N>", "500", "503x<N>", "stall-<ms>", *SHAPE_FAULTS)
+_PAUSE_FAULT = re.compile(r"^pause-(\d+)(?:x([1-9]\d{0,2}))?$")
+SHAPE_FAULTS = ("early", "badjson", "context", "empty", "nousage", "buffered", "hang", "drop")
+FAULT_SPECS = (
+    "401",
+    "403",
+    "429",
+    "429x<N>",
+    "500",
+    "503x<N>",
+    "stall-<ms>",
+    "pause-<ms>",
+    "pause-<ms>x<N>",
+    *SHAPE_FAULTS,
+)
 EARLY_TOKENS = 5  # early: this many tokens, then the connection closes
 BADJSON_TOKENS = 3  # badjson: this many tokens, then `data: {not json`
 STALL_AFTER_TOKENS = 5  # stall-<ms>: the pause comes after this many tokens
@@ -52,6 +67,21 @@ class Fault:
     times: int | None = None  # ...for the first `times` requests under this spec (None: always)
     stall_ms: float = 0.0
     kind: str | None = None  # one of SHAPE_FAULTS
+    pause_ms: float = 0.0  # pause-<ms>[x<n>]: `pauses` pauses of this long, spread evenly
+    pauses: int = 0
+
+    def pause_points(self, tokens: int) -> list[tuple[int, float]]:
+        """(after this many tokens, seconds) of each pause in a reply of `tokens` tokens."""
+        if self.stall_ms > 0:
+            return [(STALL_AFTER_TOKENS, self.stall_ms / 1000)]
+        if self.pauses <= 0:
+            return []
+        after = {round(i * tokens / (self.pauses + 1)) for i in range(1, self.pauses + 1)}
+        return [(n, self.pause_ms / 1000) for n in sorted(after) if 0 < n < tokens]
+
+    def held_s(self) -> float:
+        """All the pausing a non-streamed reply waits before its body goes out."""
+        return self.stall_ms / 1000 + self.pauses * self.pause_ms / 1000
 
 
 def parse_fault(spec: str) -> Fault | None:
@@ -61,6 +91,9 @@ def parse_fault(spec: str) -> Fault | None:
         return Fault(spec, status=int(match.group(1)), times=times)
     if match := _STALL_FAULT.match(spec):
         return Fault(spec, stall_ms=float(match.group(1)))
+    if match := _PAUSE_FAULT.match(spec):
+        count = int(match.group(2)) if match.group(2) else 1
+        return Fault(spec, pause_ms=float(match.group(1)), pauses=count)
     return Fault(spec, kind=spec) if spec in SHAPE_FAULTS else None
 
 

@@ -3,8 +3,9 @@
 TTFT = network round trip + queue + prompt tokens x prefill time per token (+ seeded jitter);
 then tokens are decoded at a fixed rate. With `prefix_cache`, the server charges prefill only
 for the prompt beyond what the previous request shared with it (as llama.cpp reuses its slot's
-cached prefix). The presets are grounded in measurements (see
-DESIGN.md, "Facts measured here"); every number the demo endpoint produces is simulated.
+cached prefix). `server` names the real server whose dialect the endpoint speaks (dialects.py).
+The presets are grounded in measurements (see DESIGN.md, "Facts measured here"); every number
+the demo endpoint produces is simulated.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import random
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
+
+from tui.demo.dialects import SERVER_DIALECTS
 
 
 @dataclass(frozen=True)
@@ -26,6 +29,7 @@ class LatencyModel:
     seed: int = 0
     reply_tokens: int = 120
     prefix_cache: bool = False  # reuse the previous request's prompt prefix (llama.cpp does)
+    server: str = "openai"  # whose dialect: one of dialects.SERVER_DIALECTS
 
     def prefill_ms(self, prompt_tokens: int) -> float:
         """Simulated prompt processing time (no network, no queue, no jitter)."""
@@ -57,23 +61,29 @@ PRESETS: dict[str, LatencyModel] = {
     # prompt token up to 2k tokens (217 ms at 213 tokens, 2.4 s at 2k), 50-80 output tok/s.
     # Loopback, so the round trip is ~1 ms. The server reuses the previous request's prompt
     # prefix: an identical repeat reached its first token in 20-50 ms instead of seconds.
-    "cpu-small": LatencyModel("cpu-small", 1.0, 0.0, 1.2, 60.0, prefix_cache=True),
+    "cpu-small": LatencyModel(
+        "cpu-small", 1.0, 0.0, 1.2, 60.0, prefix_cache=True, server="llamacpp"
+    ),
     # The article's 7B deployment: 8,200 prompt tokens -> 3.5 s TTFT and 5,800 -> 2.4 s, i.e.
-    # ~0.42 ms per token plus ~30 ms of network; ~25 tok/s decode.
-    "seed-qwen7b": LatencyModel("seed-qwen7b", 30.0, 0.0, 0.42, 25.0),
+    # ~0.42 ms per token plus ~30 ms of network; ~25 tok/s decode. Such GPU deployments are
+    # usually vLLM, so is this one's dialect (as is h100-70b's).
+    "seed-qwen7b": LatencyModel("seed-qwen7b", 30.0, 0.0, 0.42, 25.0, server="vllm"),
     # A 70B model on two H100s (published): TTFT 48 ms at 500 prompt tokens, 407 ms at 5,000:
     # slope 0.08 ms per token, intercept ~8 ms; 53 tok/s decode.
-    "h100-70b": LatencyModel("h100-70b", 8.0, 0.0, 0.08, 53.0),
-    # No latency at all, for tests: the protocol, not the timing, is under test.
+    "h100-70b": LatencyModel("h100-70b", 8.0, 0.0, 0.08, 53.0, server="vllm"),
+    # No latency at all, for tests: the protocol, not the timing, is under test; OpenAI's dialect.
     "instant": LatencyModel("instant", 0.0, 0.0, 0.0, 100_000.0),
 }
 
 _INT_FIELDS = {"seed", "reply_tokens"}
 _BOOL_FIELDS = {"prefix_cache"}
+_CHOICE_FIELDS = {"server": SERVER_DIALECTS}
 _TUNABLE = tuple(f.name for f in fields(LatencyModel) if f.name != "preset")
 
 
-def latency_model(preset: str, overrides: Mapping[str, float | bool] | None = None) -> LatencyModel:
+def latency_model(
+    preset: str, overrides: Mapping[str, float | bool | str] | None = None
+) -> LatencyModel:
     """The named preset with overrides applied; ValueError naming the bad preset, key or value."""
     if preset not in PRESETS:
         raise ValueError(f"unknown demo preset {preset!r}; choose one of: {', '.join(PRESETS)}")
@@ -81,6 +91,12 @@ def latency_model(preset: str, overrides: Mapping[str, float | bool] | None = No
     for key, value in (overrides or {}).items():
         if key not in _TUNABLE:
             raise ValueError(f"unknown demo latency key {key!r}; known keys: {', '.join(_TUNABLE)}")
+        if key in _CHOICE_FIELDS:
+            if value not in _CHOICE_FIELDS[key]:
+                choices = ", ".join(_CHOICE_FIELDS[key])
+                raise ValueError(f"demo {key} = {value!r}: expected one of {choices}")
+            changes[key] = value
+            continue
         if key in _BOOL_FIELDS:
             if not isinstance(value, bool):
                 raise ValueError(f"demo latency {key} = {value!r}: expected true or false")

@@ -20,6 +20,10 @@ _CJK = "\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef"
 # whitespace. Pieces are str slices, so no code point is ever split.
 _PIECE = re.compile(rf"\s*(?:(?:(?![{_CJK}])\w)+|[{_CJK}]|(?:(?![{_CJK}])[^\w\s]){{1,3}})|\s+")
 _REPLY_N = re.compile(r"\breply\s+(?:with\s+)?(\d{1,9})\s+tokens?\b", re.IGNORECASE)
+_THINK_N = re.compile(r"\bthink\s+(?:for\s+)?(\d{1,9})\s+tokens?\b", re.IGNORECASE)
+# A reply may end after a token that closes a sentence, or before a blank line (the end of a
+# paragraph, a heading or a code block): never mid-sentence, never inside a code fence.
+_SENTENCE_END = frozenset(".!?。！？")
 
 _CODE = """```python
 def ttft_ms(prompt_tokens: int) -> float:
@@ -80,13 +84,36 @@ def message_text(message: dict) -> str:
     return ""
 
 
-def requested_length(messages: Sequence[dict]) -> int | None:
-    """N when the latest user message says "reply N tokens" (capped at MAX_REPLY_TOKENS)."""
+def _asked(pattern: re.Pattern[str], messages: Sequence[dict]) -> int | None:
     for message in reversed(messages):
         if isinstance(message, dict) and message.get("role") == "user":
-            match = _REPLY_N.search(message_text(message))
+            match = pattern.search(message_text(message))
             return min(int(match.group(1)), MAX_REPLY_TOKENS) if match else None
     return None
+
+
+def requested_length(messages: Sequence[dict]) -> int | None:
+    """N when the latest user message says "reply N tokens" (capped at MAX_REPLY_TOKENS)."""
+    return _asked(_REPLY_N, messages)
+
+
+def requested_thinking(messages: Sequence[dict]) -> int | None:
+    """N when the latest user message says "think N tokens" (capped at MAX_REPLY_TOKENS)."""
+    return _asked(_THINK_N, messages)
+
+
+def sentence_end(tokens: Sequence[str], limit: int) -> int:
+    """How many of `tokens` a reply of at most `limit` tokens keeps: up to the last sentence or
+    block that ends within the limit (`tokens` must reach one past it when it can); `limit`
+    itself when nothing ends that early."""
+    for end in range(min(limit, len(tokens)), 0, -1):
+        following = tokens[end] if end < len(tokens) else ""
+        if following.startswith("\n\n"):
+            return end
+        last = tokens[end - 1].rstrip()
+        if last and last[-1] in _SENTENCE_END and (not following or following[0].isspace()):
+            return end
+    return min(limit, len(tokens))
 
 
 def _role_counts(messages: Sequence[dict]) -> str:
@@ -124,6 +151,41 @@ def reply_tokens(summary: ReplySummary, length: int) -> list[str]:
     while len(tokens) < length:
         tokens.extend(_FILLER_TOKENS[paragraph % len(_FILLER_TOKENS)])
         paragraph += 1
+    return tokens[:length]
+
+
+def natural_reply(summary: ReplySummary, limit: int) -> list[str]:
+    """The reply when no length was asked for: it ends at a sentence within `limit` tokens."""
+    tokens = reply_tokens(summary, limit + 1)
+    return tokens[: sentence_end(tokens, limit)]
+
+
+# What a reasoning model thinks before it answers: a few sentences about the request.
+_THOUGHTS = (
+    "The user sent {count} {noun} with {prompt_tokens} prompt tokens, so I should start by "
+    "saying what arrived.",
+    "The simulated prefill took {prefill_ms:.0f} ms, which belongs in the answer too.",
+    "A short list of the latency settings and the formula as a code block should make it concrete.",
+    "Thinking first means the answer starts later than the first token, which is worth a "
+    "line of its own.",
+)
+
+
+def reasoning_tokens(summary: ReplySummary, length: int | None) -> list[str]:
+    """The thinking before the answer: the whole thought, or exactly `length` tokens of it."""
+    count = len(summary.messages)
+    values = {
+        "count": count,
+        "noun": "message" if count == 1 else "messages",
+        "prompt_tokens": summary.prompt_tokens,
+        "prefill_ms": summary.prefill_ms,
+    }
+    thought = tokenize(" ".join(t.format(**values) for t in _THOUGHTS))
+    if length is None:
+        return thought
+    tokens = list(thought)
+    while len(tokens) < length:
+        tokens.extend(tokenize(" ") + thought)
     return tokens[:length]
 
 

@@ -1,13 +1,14 @@
 """The embedded OpenAI-compatible demo endpoint: a latency model behind real HTTP on loopback.
 
-GET /v1/models, POST /v1/chat/completions (SSE streaming or one JSON body), GET /demo/requests
-(the request log). A path prefix /fault/<spec>/v1/... injects one failure (faults.py lists
-the specs). This module routes requests and keeps the request log; the parts live beside it:
-http.py (HTTP/1.1), exchange.py (one response and its timestamps), faults.py (fault specs),
-models.py (/v1/models), chat.py (what a chat request gets), stream.py (SSE / JSON on the
-latency schedule), reply.py (reply text), prefix.py (llama.cpp's prompt-prefix reuse) and
-thread.py (a server in a daemon thread). Every number here is simulated, and the replies say
-so.
+GET /v1/models, POST /v1/chat/completions (SSE streaming or one JSON body), the tokenizer
+endpoints of the server it plays (tokenizer_api.py), GET /demo/requests (the request log). A
+path prefix /fault/<spec>/v1/... injects one failure (faults.py lists the specs). This module
+routes requests and keeps the request log; the parts live beside it: http.py (HTTP/1.1),
+exchange.py (one response and its timestamps), dialects.py (which real server it plays),
+prompt.py (prompt counts and the prefix cache), model_kinds.py (reasoning model ids), chat.py
+(what a chat request gets), plan.py (the reply's tokens), stream.py and whole.py (SSE or JSON
+on the latency schedule), reply.py (reply text) and thread.py (a server in a daemon thread).
+Every number here is simulated, and the replies say so.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 
 from tui.demo import http
 from tui.demo.chat import answer_chat, invalid_chat_body
+from tui.demo.dialects import DIALECTS
 from tui.demo.exchange import Exchange, error_body
 from tui.demo.faults import (
     FAULT_PATH,
@@ -31,22 +33,14 @@ from tui.demo.faults import (
     parse_fault,
 )
 from tui.demo.latency_model import LatencyModel
+from tui.demo.model_kinds import MODEL_KINDS, model_kind
 from tui.demo.models import answer_models
 from tui.demo.prefix import PrefixCache
-from tui.engine.tokens import get_counter
+from tui.demo.prompt import count_prompt, count_prompt_tokens
+from tui.demo.tokenizer_api import serve_tokenizer
 
 DEMO_MODEL_ID = "firsttoken-demo"
-
-
-def count_prompt_tokens(model: str, messages: list[dict]) -> int:
-    """Prompt tokens as the client counts them (same TokenCounter), so both sides agree."""
-    return get_counter(model).count_messages(messages)
-
-
-def _prompt_and_cached_tokens(model: str, messages: list[dict], shared: int) -> tuple[int, int]:
-    """Prompt tokens, and how many of them the first `shared` messages account for."""
-    cached = count_prompt_tokens(model, messages[:shared]) if shared else 0
-    return count_prompt_tokens(model, messages), cached
+__all__ = ["DEMO_MODEL_ID", "DemoServer", "count_prompt_tokens"]
 
 
 class DemoServer:
@@ -60,6 +54,7 @@ class DemoServer:
         request_log: Path | None = None,
     ) -> None:
         self.model = model
+        self.dialect = DIALECTS[model.server]
         self.host = host
         self.port = port
         self.request_log = request_log
@@ -87,11 +82,11 @@ class DemoServer:
         self.port = self._server.sockets[0].getsockname()[1]
         if self.request_log is not None:
             self.request_log.parent.mkdir(parents=True, exist_ok=True)
-        # Loading the vocabulary takes ~0.5 s: do it now, off the loop, not on the first request.
+        # The OpenAI dialect counts with the client's vocabulary, which takes ~0.5 s to load:
+        # load it now, off the loop, not on the first request. The others count with their own.
+        hello = [{"role": "user", "content": "hi"}]
         self._warmup = asyncio.ensure_future(
-            asyncio.to_thread(
-                count_prompt_tokens, DEMO_MODEL_ID, [{"role": "user", "content": "hi"}]
-            )
+            asyncio.to_thread(count_prompt, self.dialect, DEMO_MODEL_ID, hello, 0, None)
         )
 
     async def stop(self) -> None:
@@ -170,6 +165,10 @@ class DemoServer:
             if request.method not in ("GET", "HEAD"):
                 return await self._method_not_allowed(request, writer, "GET")
             return await self._models(request, path, fault, reader, writer)
+        if path in self.dialect.tokenizer_paths:
+            if request.method != "POST":
+                return await self._method_not_allowed(request, writer, "POST")
+            return await self._tokenizer(request, path, fault, reader, writer)
         if path.startswith("/v1/"):
             # The API answers unknown routes in JSON, as OpenAI does.
             body = error_body(
@@ -237,7 +236,7 @@ class DemoServer:
     # -- /v1/models ----------------------------------------------------------------------------
 
     def model_ids(self) -> list[str]:
-        return [DEMO_MODEL_ID, f"demo-{self.model.preset}"]
+        return [DEMO_MODEL_ID, f"demo-{self.model.preset}", *MODEL_KINDS]
 
     async def _models(
         self,
@@ -249,6 +248,19 @@ class DemoServer:
     ) -> bool:
         exchange = Exchange(request, writer, {"id": ""})
         return await answer_models(exchange, path, self.model_ids(), fault, self._faults, reader)
+
+    # -- the tokenizer endpoints ----------------------------------------------------------------
+
+    async def _tokenizer(
+        self,
+        request: http.Request,
+        path: str,
+        fault: Fault | None,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+    ) -> bool:
+        exchange = Exchange(request, writer, {"id": ""})
+        return await serve_tokenizer(exchange, self.dialect, path, fault, self._faults, reader)
 
     # -- /v1/chat/completions ------------------------------------------------------------------
 
@@ -290,17 +302,26 @@ class DemoServer:
         include_usage = (
             stream and isinstance(options, dict) and options.get("include_usage") is True
         )
-        max_tokens = body.get("max_completion_tokens", body.get("max_tokens"))
-        shared = self._prefix.shared(messages) if self.model.prefix_cache else 0
-        prompt_tokens, cached = await asyncio.to_thread(
-            _prompt_and_cached_tokens, model_name, messages, shared
+        max_tokens = body.get("max_completion_tokens")
+        if max_tokens is None:
+            max_tokens = body.get("max_tokens")
+        caching = self.model.prefix_cache
+        count = await asyncio.to_thread(
+            count_prompt,
+            self.dialect,
+            model_name,
+            messages,
+            self._prefix.shared(messages) if caching else 0,
+            self._prefix.tokens if caching else None,
         )
-        uncached = prompt_tokens - cached  # only these are prefilled
+        uncached = count.tokens - count.cached  # only these are prefilled
         self._count += 1
+        model = self.model
         entry: dict[str, Any] = {
             "id": f"{self._id_prefix}-{self._count:06d}",
             "path": request.path,
             "fault": fault.spec if fault else None,
+            "server": self.dialect.name,
             "model": model_name,
             "stream": stream,
             "include_usage": include_usage,
@@ -308,27 +329,40 @@ class DemoServer:
             "temperature": body.get("temperature"),
             "message_count": len(messages),
             "messages": messages,
-            "prompt_tokens": prompt_tokens,
-            "cached_prompt_tokens": cached,
+            "prompt_tokens": count.tokens,
+            "cached_prompt_tokens": count.cached,
             "received_at": received_at,
             "first_byte_at": None,
             "first_token_at": None,
+            "first_answer_token_at": None,
             "last_token_at": None,
+            # When the schedule had the first and last token due (a body sent at once, from a
+            # buffering proxy or without streaming, goes out later than its tokens were due).
+            "scheduled_first_token_at": None,
+            "scheduled_last_token_at": None,
             "done_at": None,
             "received_at_epoch": received_at_epoch,
             "output_tokens": 0,
-            "prefill_ms": self.model.prefill_ms(uncached),
-            # Beyond the contract, for the curious: what the model scheduled and how it ended.
-            "simulated_ttft_ms": self.model.ttft_ms(uncached, self._count),
-            "preset": self.model.preset,
+            "reasoning_tokens": 0,
+            # The simulated parts of the server's TTFT: rtt + queue + jitter + prefill.
+            "rtt_ms": model.rtt_ms,
+            "queue_ms": model.queue_ms,
+            "jitter_ms": model.jitter(self._count),
+            "prefill_ms": model.prefill_ms(uncached),
+            "simulated_ttft_ms": model.ttft_ms(uncached, self._count),
+            "preset": model.preset,
             "status": None,
             "finish_reason": None,
+            "pauses": [],
             "client_disconnected": False,
         }
         self.requests.append(entry)
         exchange = Exchange(request, writer, entry)
+        kind = model_kind(model_name)
         try:
-            return await answer_chat(exchange, self.model, fault, self._faults, reader, max_tokens)
+            return await answer_chat(
+                exchange, model, self.dialect, kind, body, fault, self._faults, reader
+            )
         except OSError:
             entry["client_disconnected"] = True
             raise
@@ -337,7 +371,7 @@ class DemoServer:
             # Only a prompt the model read stays in its cache: not one refused with an error,
             # dropped or hung, nor the context overflow that `empty` stands for.
             if entry["status"] == 200 and (fault is None or fault.kind != "empty"):
-                self._prefix.remember(messages)
+                self._prefix.remember(messages, count.pieces)
             self._append_log(entry)
 
     def _append_log(self, entry: dict) -> None:
