@@ -2,12 +2,15 @@
 
 What is asserted, and why it cannot be flipped by the machine's other load:
 - the structure, from the server's own account of each request (its log): the trimmed prompt
-  is smaller by the server's own tokenizer, and the server evaluated fewer prompt tokens. Each
-  request opens with a tag of its own (the engine's bench does the same), so the server's prefix
-  cache reuses only the chat template's first few tokens and both prompts are evaluated whole;
+  is smaller by the server's own tokenizer, and the server evaluated fewer prompt tokens. Both
+  are cold: each request opens with a tag of its own as the engine's bench sends them, and the
+  two prompts differ from their first message on (this server's Gemma format drops the system
+  message that carries the tag), so the server's prefix cache reuses only the chat template's
+  first few tokens, which its account shows;
 - the work, from the server process's CPU time per request: trimming saves prefill work. CPU
-  time does not grow when other programs take turns on the cores (wall time does: prefill of
-  the untrimmed sample took 9 s on an idle machine and 6.4 minutes beside two builds);
+  time counts only the turns the server got, so other programs taking the cores do not swell
+  it the way they swell wall time (prefill of ~7,000 tokens: under 10 s on an idle machine,
+  6.4 minutes here beside two builds);
 - the TTFT firsttoken measured, in the same direction. The budget leaves the trimmed prompt
   under a third of the untrimmed one (asserted above), and the two requests run back to back,
   so the trimmed one would have to get under a third of the machine the other got to lose.
