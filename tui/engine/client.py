@@ -61,6 +61,7 @@ from tui.engine.metrics import (
     derive_timings,
 )
 from tui.engine.redact import mask_url, redact_text, url_secrets
+from tui.engine.wire_messages import wire_messages
 
 if TYPE_CHECKING:
     from tui.engine.tokens import TokenCounter
@@ -86,10 +87,11 @@ class ChatRequest:
     prompt_tokens_counted: int | None = None
 
     def body(self) -> dict[str, Any]:
-        """The request body as the article sends it."""
+        """The request body as the article sends it, its messages in the form every server
+        accepts (wire_messages.py)."""
         body: dict[str, Any] = {
             "model": self.model,
-            "messages": self.messages,
+            "messages": wire_messages(self.messages),
             "stream": self.stream,
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
