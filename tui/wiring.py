@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from tui.engine.request_builder import RequestSettings
     from tui.engine.tokens import TokenCounter
 
-DEMO_API_KEY = "demo"  # the demo server accepts any key; the SDK insists on one
+DEMO_API_KEY = "demo"  # the demo server accepts any key
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ def client_for(
     config: Config, endpoint: Endpoint, counter: TokenCounter | None = None
 ) -> ChatClient:
     """The engine's client for this endpoint, with the config's timeouts and thresholds."""
-    from tui.engine.client import ChatClient  # imports openai
+    from tui.engine.client import ChatClient
 
     return ChatClient(
         base_url=endpoint.base_url,

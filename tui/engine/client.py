@@ -1,13 +1,16 @@
 """The measured chat client: a ChatRequest in, timestamped events out, one Finished at the end.
 
-One code path for streaming on and off, over `openai.AsyncOpenAI(max_retries=0)`: the SDK's own
-silent retries would hide time, so retries happen here, visibly (Retrying events), and count in
-TTFT. The SDK builds and sends the request and raises status errors; the body is read by
-client_attempt.py as plain dicts (a pydantic chunk per event was most of the client's CPU), and
-what the chunks add up to (the reply, its events, the record's figures and status) is put
-together by reply_assembly.py. Timing follows DESIGN.md exactly:
+One code path for streaming on and off, over firsttoken's own HTTP client (tui/engine/http/):
+nothing heavy to import before the first request, every phase of a request stamped, and no
+silent retries. Retries happen here, visibly (Retrying events), and count in TTFT; so does the
+one resend with an adjusted body when a model refuses a parameter (dialects.py). Each attempt
+runs in client_attempt.py, which reads the body as plain dicts; what the chunks add up to (the
+reply, its events, the record's figures, phases and status) is put together by
+reply_assembly.py. Timing follows DESIGN.md exactly:
 
-- request start: `perf_counter()` just before the request is handed to the SDK (first attempt);
+- request start: `perf_counter()` just before the request is handed to the HTTP client (first
+  attempt), after every client-side preparation: the body built and serialised, the client's
+  one-time set-up (`prepare`) done;
 - TTFB: the first SSE event of any kind (role-only chunks count), or the body without streaming;
 - TTFT: the first chunk carrying content, reasoning or a tool-call delta; without streaming the
   time the body arrived (TTFT = total, `record.streamed` is False so the UI can say so);
@@ -18,22 +21,35 @@ together by reply_assembly.py. Timing follows DESIGN.md exactly:
 from __future__ import annotations
 
 import asyncio
+import base64
+import json
 import random
+import socket
 import time
-from collections.abc import AsyncIterator, Awaitable, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
-import openai
-
+from tui import __version__
 from tui.engine import client_errors
-from tui.engine.asyncio_network import http_client_on_asyncio
 from tui.engine.client_attempt import CHUNK, DONE, END, OPENED, STARTED, Attempt
 from tui.engine.client_body import BrokenBody
 from tui.engine.client_errors import ClassifiedError
+from tui.engine.dialects import DialectMemory, adjusted_body, adjustment_asked
 from tui.engine.events import ClientEvent, Finished, RequestStarted, Retrying
+from tui.engine.http import (
+    BadURL,
+    HttpClient,
+    ProxyRules,
+    Request,
+    StatusError,
+    Target,
+    join_url,
+    parse_url,
+    without_query,
+)
 from tui.engine.metrics import DEFAULT_REQUEST_CLASSES, RequestClass, RequestStatus, Thresholds
+from tui.engine.phases import AttemptTrace
 from tui.engine.reply_assembly import Limits, Reply, finish_record, new_record
 
 if TYPE_CHECKING:
@@ -44,6 +60,7 @@ perf_counter = time.perf_counter
 
 BACKOFF_BASE_S = 0.5
 BACKOFF_CAP_S = 8.0
+USER_AGENT = f"firsttoken/{__version__}"
 
 
 @dataclass(frozen=True)
@@ -82,8 +99,10 @@ class ClientError(Exception):
 
 
 def endpoint_host(base_url: str) -> str:
-    parts = urlsplit(base_url)
-    return client_errors.host_port(base_url) if parts.hostname else base_url
+    try:
+        return parse_url(base_url).origin.host_port
+    except BadURL:
+        return base_url
 
 
 def backoff_delay(retry_number: int, retry_after_s: float | None) -> float:
@@ -92,6 +111,28 @@ def backoff_delay(retry_number: int, retry_after_s: float | None) -> float:
         return min(retry_after_s, client_errors.RETRY_AFTER_CAP_S)
     delay = min(BACKOFF_CAP_S, BACKOFF_BASE_S * (2**retry_number))
     return delay * (0.5 + random.random() / 2)
+
+
+def _auth_headers(
+    api_key: str | None, auth_header: str | None, target: Target | None
+) -> list[tuple[str, str]]:
+    if api_key:
+        if auth_header:  # e.g. Azure's `api-key: KEY`
+            return [(auth_header, api_key)]
+        return [("Authorization", f"Bearer {api_key}")]
+    if target is not None and target.username is not None:  # http://user:pass@host/v1
+        pair = f"{target.username}:{target.password or ''}".encode()
+        return [("Authorization", "Basic " + base64.b64encode(pair).decode("ascii"))]
+    return []
+
+
+def _merged(
+    defaults: list[tuple[str, str]], extra: Mapping[str, str]
+) -> tuple[tuple[str, str], ...]:
+    """The default headers with `extra` added; an extra header replaces a default of its name."""
+    replaced = {name.lower() for name in extra}
+    kept = [(name, value) for name, value in defaults if name.lower() not in replaced]
+    return tuple(kept + list(extra.items()))
 
 
 class ChatClient:
@@ -107,6 +148,11 @@ class ChatClient:
         max_retries: int = 2,
         simulated: bool = False,
         counter: TokenCounter | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, str] | None = None,
+        auth_header: str | None = None,
+        proxies: ProxyRules | None = None,
+        dialects: DialectMemory | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self._api_key = api_key
@@ -118,36 +164,98 @@ class ChatClient:
         self.simulated = simulated
         self.counter = counter
         self.host = endpoint_host(self.base_url)
-        # Our own watchdog enforces timeout_seconds before the first token and chunk_timeout_ms
-        # after it; the SDK's timeout is only a backstop for a watchdog that could not fire.
-        backstop = max(self.timeout_s, self.chunk_timeout_ms / 1000.0) + 5.0
-        self._sdk = openai.AsyncOpenAI(
-            base_url=self.base_url,
-            # The SDK refuses to start without a key; local servers accept any.
-            api_key=api_key or "no-key",
-            max_retries=0,
-            timeout=openai.Timeout(backstop, connect=self.timeout_s),
-            http_client=http_client_on_asyncio(),
+        self.dialects = dialects if dialects is not None else DialectMemory()
+        # The endpoint as dialects are remembered for it (a query may hold a key: left out).
+        self.endpoint = without_query(self.base_url)
+        self._http = HttpClient(proxies)
+        self._url_problem: str | None = None
+        self._chat_target: Target | None = None
+        self._models_target: Target | None = None
+        try:
+            self._chat_target = parse_url(join_url(self.base_url, "chat/completions", extra_query))
+            self._models_target = parse_url(join_url(self.base_url, "models", extra_query))
+        except BadURL as problem:
+            self._url_problem = str(problem)
+        common = [
+            ("User-Agent", USER_AGENT),
+            ("Accept-Encoding", "identity"),
+            *_auth_headers(api_key, auth_header, self._chat_target),
+        ]
+        extra = dict(extra_headers or {})
+        self._stream_headers = _merged(
+            [*common, ("Accept", "text/event-stream"), ("Content-Type", "application/json")],
+            extra,
         )
+        self._whole_headers = _merged(
+            [*common, ("Accept", "application/json"), ("Content-Type", "application/json")],
+            extra,
+        )
+        self._models_headers = _merged([*common, ("Accept", "application/json")], extra)
+        self._prepared_on: asyncio.AbstractEventLoop | None = None
 
     async def aclose(self) -> None:
-        await self._sdk.close()
+        await self._http.aclose()
+
+    async def prepare(self) -> None:
+        """What the first request would otherwise pay inside its measured time, done once per
+        event loop: the TLS trust store loaded (https), the resolver's worker thread started
+        (a host name), JSON's first use. Nothing is sent."""
+        loop = asyncio.get_running_loop()
+        if self._prepared_on is loop:
+            return
+        self._prepared_on = loop
+        json.loads(json.dumps({"warm": [1.5, None]}))
+        target = self._chat_target
+        if target is None:
+            return
+        if target.origin.scheme == "https":
+            self._http.tls()
+        proxy = self._http.proxies.proxy_for(target.origin)
+        hop = proxy.origin if proxy is not None else target.origin
+        if not hop.is_ip_literal:
+            # The first lookup starts the loop's executor thread: start it now, on a name that
+            # needs no network.
+            await loop.run_in_executor(None, socket.getaddrinfo, "localhost", None)
 
     async def list_models(self) -> list[str]:
+        url = join_url(without_query(self.base_url), "models")
         try:
-            page = await asyncio.wait_for(self._sdk.models.list(), self.timeout_s)
+            return await asyncio.wait_for(self._list_models(), self.timeout_s)
         except asyncio.TimeoutError:
-            raise ClientError(
-                client_errors.timeout_error(self.base_url + "/models", self.timeout_s)
-            ) from None
+            raise ClientError(client_errors.timeout_error(url, self.timeout_s)) from None
         except Exception as error:  # one line, never a traceback
-            raise ClientError(self._classify(error, "/models")) from None
-        return [model.id for model in page.data]
+            raise ClientError(self._classify(error, "models")) from None
+
+    async def _list_models(self) -> list[str]:
+        if self._models_target is None:
+            raise ValueError(f"base_url {self._url_problem}")
+        request = Request("GET", self._models_target, self._models_headers)
+        exchange = await self._http.open(request, [])
+        try:
+            if exchange.status >= 300:
+                text, _ = await exchange.read(64 * 1024)
+                head = exchange.head
+                raise StatusError(
+                    head.status, head.reason, head.headers, text.decode("utf-8", "replace")
+                )
+            body, _ = await exchange.read()
+        finally:
+            exchange.close()
+        page = json.loads(body)
+        data = page.get("data") if isinstance(page, dict) else None
+        if not isinstance(data, list):
+            raise json.JSONDecodeError("no model list", body.decode(errors="replace"), 0)
+        return [
+            item["id"]
+            for item in data
+            if isinstance(item, dict) and isinstance(item.get("id"), str)
+        ]
 
     # -- the request ------------------------------------------------------------------------
 
-    def _classify(self, error: BaseException, path: str = "/chat/completions") -> ClassifiedError:
-        classified = client_errors.classify(error, self.base_url + path, self._api_key)
+    def _classify(self, error: BaseException, path: str = "chat/completions") -> ClassifiedError:
+        url = join_url(without_query(self.base_url), path)
+        classified = client_errors.classify(error, url, self._api_key)
         return self._scrub(classified)
 
     def _scrub(self, classified: ClassifiedError) -> ClassifiedError:
@@ -160,6 +268,13 @@ class ChatClient:
                 classified.retry_after_s,
             )
         return classified
+
+    def _http_request(self, request: ChatRequest, adjustments: Sequence[str]) -> Request:
+        """The request as it goes on the wire: body built and serialised here, before the clock."""
+        assert self._chat_target is not None
+        body = adjusted_body(request.body(), adjustments) if adjustments else request.body()
+        headers = self._stream_headers if request.stream else self._whole_headers
+        return Request("POST", self._chat_target, headers, json.dumps(body).encode())
 
     async def stream(
         self, request: ChatRequest, cancel: asyncio.Event | None = None
@@ -178,15 +293,7 @@ class ChatClient:
         started_at: float | None = None
         outcome = "eof"
         failure: ClassifiedError | None = None
-        body = request.body()
-        # The raw response, body unread: the SDK still builds the URL and headers, applies the
-        # timeouts and raises APIStatusError for 4xx/5xx before returning it.
-        raw_create = self._sdk.chat.completions.with_streaming_response.create
-
-        def open_response() -> Awaitable[Any]:
-            # The context manager's __aenter__ sends the request; its __aexit__ would only close
-            # the response, which the attempt does itself in every case.
-            return raw_create(**body).__aenter__()
+        adjustments = list(self.dialects.get(self.endpoint, request.model))
 
         def on_cancel(_: object) -> None:
             if attempt is not None:
@@ -200,10 +307,23 @@ class ChatClient:
                     return
                 cancel_waiter = asyncio.ensure_future(cancel.wait())
                 cancel_waiter.add_done_callback(on_cancel)
+            if self._url_problem is not None:
+                failure = ClassifiedError(
+                    "connection", f"base_url {self._url_problem}: check base_url"
+                )
+                record.status = RequestStatus.ERROR
+                record.error_kind, record.error_message = failure.kind, failure.message
+                yield Finished(perf_counter(), record, "")
+                return
+            await self.prepare()
 
-            for attempt_number in range(self.max_retries + 1):
+            attempt_number = 0
+            backoff_retries = 0
+            while True:
+                http_request = self._http_request(request, adjustments)
                 attempt = Attempt(
-                    open_response,
+                    self._http,
+                    http_request,
                     streaming=request.stream,
                     timeout_s=self.timeout_s,
                     chunk_timeout_s=self.chunk_timeout_ms / 1000.0,
@@ -242,18 +362,37 @@ class ChatClient:
                         # failed connection, and not worth retrying.
                         outcome, failure = "eof", None
                         if isinstance(error, BrokenBody):
-                            reply.broken_by = error.message
+                            reply.broken_by = error.detail
+                asked = (
+                    adjustment_asked(error.status, error.body, adjustments)
+                    if isinstance(error, StatusError)
+                    else None
+                )
+                if asked is not None and failure is not None:
+                    # The model refuses a parameter: send again at once with the body it takes,
+                    # and remember that for this endpoint and model.
+                    adjustments.append(asked)
+                    self.dialects.learn(self.endpoint, request.model, asked)
+                    record.retries += 1
+                    attempt_number += 1
+                    yield Retrying(
+                        perf_counter(), attempt_number, 0.0, f"{failure.message}: sending again"
+                    )
+                    queue = asyncio.Queue()
+                    continue
                 retry = (
                     failure is not None
                     and failure.retryable
                     and not opened
-                    and attempt_number < self.max_retries
+                    and backoff_retries < self.max_retries
                 )
                 if not retry or failure is None:
                     break
-                delay = backoff_delay(attempt_number, failure.retry_after_s)
+                delay = backoff_delay(backoff_retries, failure.retry_after_s)
+                backoff_retries += 1
+                attempt_number += 1
                 record.retries += 1
-                yield Retrying(perf_counter(), attempt_number + 1, delay, failure.message)
+                yield Retrying(perf_counter(), attempt_number, delay, failure.message)
                 if cancel_waiter is not None:
                     await asyncio.wait((cancel_waiter,), timeout=delay)
                     if cancel is not None and cancel.is_set():
@@ -264,6 +403,10 @@ class ChatClient:
                 queue = asyncio.Queue()
 
             finished_at = perf_counter()
+            record.adjustments = list(adjustments)
+            trace = None
+            if attempt is not None and attempt.started_at is not None:
+                trace = AttemptTrace(attempt.started_at, tuple(attempt.stamps), attempt.reused)
             finish_record(
                 record,
                 reply,
@@ -272,11 +415,14 @@ class ChatClient:
                 outcome=outcome,
                 failure=failure,
                 limits=Limits(
-                    self.base_url + "/chat/completions", self.timeout_s, self.chunk_timeout_ms
+                    join_url(without_query(self.base_url), "chat/completions"),
+                    self.timeout_s,
+                    self.chunk_timeout_ms,
                 ),
                 thresholds=self.thresholds,
                 counter=self.counter,
                 scrub=self._scrub,
+                trace=trace,
             )
             yield Finished(finished_at, record, reply.text)
         finally:

@@ -13,8 +13,12 @@ import socket
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-import openai
-
+from tui.engine.http.errors import (
+    PROXY,
+    ConnectionFailed,
+    ServerReportedError,
+    StatusError,
+)
 from tui.engine.redact import mask_secret
 
 # Longest Retry-After we honour before retrying; a server asking for minutes is better reported.
@@ -58,7 +62,7 @@ def _retry_after(headers: object) -> float | None:
         return None  # an HTTP-date; rare for LLM APIs, treat as unknown
 
 
-def _body_text(error: openai.APIStatusError) -> str:
+def _body_text(error: StatusError) -> str:
     body = error.body
     if isinstance(body, dict):
         inner = body.get("error", body)
@@ -71,10 +75,7 @@ def _body_text(error: openai.APIStatusError) -> str:
         return json.dumps(body)
     if body is not None:
         return str(body)
-    try:
-        return error.response.text
-    except Exception:  # the body may be unread or undecodable; the status still says enough
-        return ""
+    return error.text
 
 
 def _is_context_overflow(text: str) -> bool:
@@ -92,7 +93,7 @@ def _is_context_overflow(text: str) -> bool:
 
 
 def _connection_cause(error: BaseException) -> BaseException:
-    """The innermost cause: the SDK wraps httpx errors, which wrap OS errors."""
+    """The innermost cause: the HTTP client's errors wrap OS and TLS errors."""
     seen = error
     while seen.__cause__ is not None or seen.__context__ is not None:
         nxt = seen.__cause__ or seen.__context__
@@ -102,8 +103,8 @@ def _connection_cause(error: BaseException) -> BaseException:
     return seen
 
 
-def classify_status(error: openai.APIStatusError, url: str, api_key: str | None) -> ClassifiedError:
-    status = error.status_code
+def classify_status(error: StatusError, url: str, api_key: str | None) -> ClassifiedError:
+    status = error.status
     if status == 404:
         return ClassifiedError(
             "not_found",
@@ -117,7 +118,7 @@ def classify_status(error: openai.APIStatusError, url: str, api_key: str | None)
             "check the API key (FIRSTTOKEN_API_KEY / OPENAI_API_KEY) for this base_url",
         )
     if status == 429:
-        after = _retry_after(error.response.headers)
+        after = _retry_after(error.headers)
         wait = f", retry after {after:g} s" if after is not None else ""
         return ClassifiedError(
             "rate_limited",
@@ -132,7 +133,7 @@ def classify_status(error: openai.APIStatusError, url: str, api_key: str | None)
             "server",
             f"server error HTTP {status} from {host_port(url)}{detail}",
             retryable=True,
-            retry_after_s=_retry_after(error.response.headers),
+            retry_after_s=_retry_after(error.headers),
         )
     if _is_context_overflow(text):
         return ClassifiedError(
@@ -219,16 +220,29 @@ def stalled_error(chunk_timeout_ms: float) -> ClassifiedError:
     )
 
 
+def proxy_error(error: ConnectionFailed) -> ClassifiedError:
+    """A proxy from the environment that could not be reached or refused the tunnel (`where`
+    names it by host, port and variable, never with its credentials)."""
+    return ClassifiedError(
+        "connection",
+        f"proxy {error.where}: {_one_line(error.detail, 120)}: check the proxy variable "
+        "(or add the host to NO_PROXY)",
+        retryable=True,
+    )
+
+
 def classify(error: BaseException, url: str, api_key: str | None) -> ClassifiedError:
     """Any exception from one request attempt -> kind + one line (never a traceback)."""
-    if isinstance(error, openai.APIStatusError):
+    if isinstance(error, StatusError):
         return classify_status(error, url, api_key)
     if isinstance(error, json.JSONDecodeError):
         return bad_json_error(url)
-    if isinstance(error, openai.APIConnectionError):
+    if isinstance(error, ConnectionFailed):
+        if error.cause == PROXY:
+            return proxy_error(error)
         return classify_connection(error, url)
-    if isinstance(error, openai.APIError):
-        # A mid-stream `{"error": ...}` object: the SDK raises a bare APIError with its message.
+    if isinstance(error, ServerReportedError):
+        # A mid-stream `{"error": ...}` object, with its message.
         text = _one_line(error.message or type(error).__name__, 160)
         if _is_context_overflow(text):
             return ClassifiedError(

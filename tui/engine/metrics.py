@@ -128,6 +128,11 @@ class RequestRecord:
     request_class: str | None = None
     ttft_target_ms: float | None = None
     target_met: bool | None = None
+    # Where TTFT went (phases.py): phase name -> ms, in order; None when nothing was sent.
+    phases_ms: dict[str, float] | None = None
+    connection_reused: bool | None = None  # the last attempt went over a kept connection
+    # Body adjustments a model needed (dialects.py), e.g. ["max_completion_tokens"].
+    adjustments: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, object]:
         data = asdict(self)

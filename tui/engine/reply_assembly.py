@@ -26,6 +26,7 @@ from tui.engine.metrics import (
     classify,
     derive_timings,
 )
+from tui.engine.phases import AttemptTrace, phase_durations
 
 if TYPE_CHECKING:
     from tui.engine.client import ChatRequest
@@ -178,12 +179,23 @@ def finish_record(
     thresholds: Thresholds,
     counter: TokenCounter | None,
     scrub: Callable[[ClassifiedError], ClassifiedError],
+    trace: AttemptTrace | None = None,
 ) -> None:
     """Fill the record's figures and its status from the reply and how the request ended
-    (`outcome`: eof, error, timeout, stalled or cancelled; `failure`: a classified error)."""
+    (`outcome`: eof, error, timeout, stalled or cancelled; `failure`: a classified error;
+    `trace`: the last attempt's stamps, for the phases)."""
     record.finish_reason = reply.finish_reason
     record.prompt_tokens_usage = reply.prompt_tokens_usage
     record.completion_tokens_usage = reply.completion_tokens_usage
+    if started_at is not None and trace is not None:
+        record.connection_reused = trace.reused
+        record.phases_ms = phase_durations(
+            started_at,
+            trace,
+            first_byte_at=reply.first_byte_at,
+            first_token_at=reply.first_token_at,
+            streamed=request.stream,
+        )
     if started_at is not None:
         if reply.first_byte_at is not None:
             record.ttfb_ms = (reply.first_byte_at - started_at) * 1000.0
