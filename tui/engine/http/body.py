@@ -118,7 +118,11 @@ class ChunkedBody:
             return pieces, None
         self._decoder = None
         # The last chunk's size line was read whole by the decoder: the trailer starts after it.
-        return pieces, self._trailer(rest[rest.index(b"\r\n") + 2 :])
+        try:
+            return pieces, self._trailer(rest[rest.index(b"\r\n") + 2 :])
+        except ChunkedBodyError as error:
+            error.pieces = pieces  # the data before the bad trailer still counts
+            raise
 
     def _trailer(self, data: bytes) -> bytes | None:
         tail = self._tail

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from tui.engine.http.body import (
     MAX_DECODED_BODY,
+    NO_BODY,
     BodyReceiver,
     Collector,
     Sink,
@@ -139,8 +140,12 @@ class Exchange:
         connection = self._connection
         if connection is None:
             raise RuntimeError("the exchange is closed")
+        framing = framing_of(self.head, self._method)
+        if framing == NO_BODY:  # nothing will arrive to say so: the body is already whole
+            self._complete = True
+            return
         receiver = BodyReceiver(
-            framing_of(self.head, self._method),
+            framing,
             content_decoder(self.head, self.where),
             sink,
             self.where,
