@@ -7,20 +7,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gzip
-import ssl
 import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable
-from pathlib import Path
 
 import pytest
 from helpers.client import closed_port, collect, demo, make_client, make_request
+from helpers.tls import CERTIFICATE, tls_in_front_of
 
 from tui.engine.events import Delta
 from tui.engine.http import ConnectionFailed, HttpClient, Request, parse_url
 from tui.engine.http.connection import Connection
 from tui.engine.http.errors import CLOSED, DNS, PROTOCOL, REFUSED, TLS
-
-TLS_DIR = Path(__file__).with_name("tls")  # a throwaway self-signed certificate for localhost
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 
@@ -48,32 +45,8 @@ async def get(http: HttpClient, url: str, stamps: list | None = None) -> tuple[i
     return exchange.status, body, exchange.reused
 
 
-@contextlib.asynccontextmanager
-async def tls_in_front_of(port: int) -> AsyncIterator[int]:
-    """A TLS endpoint on loopback that forwards, in plain text, to `port`."""
-    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    context.load_cert_chain(TLS_DIR / "localhost.pem", TLS_DIR / "localhost.key")
-
-    async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        with contextlib.suppress(OSError):
-            while data := await reader.read(65536):
-                writer.write(data)
-                await writer.drain()
-        writer.close()
-
-    async def forward(client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter) -> None:
-        server_r, server_w = await asyncio.open_connection("127.0.0.1", port)
-        await asyncio.gather(pipe(client_r, server_w), pipe(server_r, client_w))
-
-    server = await asyncio.start_server(forward, "127.0.0.1", 0, ssl=context)
-    try:
-        yield server.sockets[0].getsockname()[1]
-    finally:
-        server.close()
-
-
 async def test_a_reply_over_tls_with_its_handshake_stamped(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SSL_CERT_FILE", str(TLS_DIR / "localhost.pem"))  # trust the test cert
+    monkeypatch.setenv("SSL_CERT_FILE", str(CERTIFICATE))  # trust the test certificate
     with demo("instant") as server:
         async with tls_in_front_of(server.port) as tls_port:
             client = make_client(f"https://localhost:{tls_port}/v1")

@@ -9,6 +9,7 @@ request (in this run or a later one) is sent right from the start.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
@@ -120,8 +121,12 @@ class DialectMemory:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             handle, temporary = tempfile.mkstemp(prefix=".dialects-", dir=path.parent)
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                json.dump(known, out, indent=2, sort_keys=True)
-            os.replace(temporary, path)
         except OSError:
             return  # kept for this run: the file is a convenience, not a record
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                json.dump(known, out, indent=2, sort_keys=True)
+            os.replace(temporary, path)  # whole or not at all, for a concurrent reader
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
