@@ -92,3 +92,22 @@ def test_json_payload_is_serialisable_and_nested() -> None:
     assert payload["prompt_tokens"]["estimated"] == 412 and payload["prompt_tokens"]["usage"] == 400
     assert payload["trim"]["dropped"] == [{"index": 2, "reason": "history: middle"}]
     assert payload["status"] == "error" and payload["ttft_level"] == "ok"
+
+
+def test_summary_says_how_the_body_was_adjusted_for_the_model() -> None:
+    record = _record(adjustments=["max_completion_tokens", "default_temperature"], retries=2)
+    line = summary_line(record, color=False)
+    assert line.endswith(
+        "2 retries · sent as the model wants: max_completion_tokens for max_tokens, "
+        "its default temperature · simulated"
+    )
+
+
+def test_json_payload_carries_the_phases_in_order() -> None:
+    phases = {"dns": 3.0, "connect": 1.0, "tls": 9.0, "first_token": 120.0}
+    record = _record(phases_ms=phases, connection_reused=False, adjustments=["default_temperature"])
+    payload = json.loads(json.dumps(json_payload(record, "reply")))
+    assert list(payload["phases_ms"].items()) == list(phases.items())
+    assert payload["connection_reused"] is False
+    assert payload["adjustments"] == ["default_temperature"]
+    assert json_payload(_record(), "")["phases_ms"] is None

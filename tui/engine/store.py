@@ -20,7 +20,7 @@ from typing import Any
 
 from tui.engine.metrics import DroppedMessage, RequestRecord, RequestStatus, TtftLevel
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _SCHEMA_V1 = """
 CREATE TABLE chats (
@@ -59,6 +59,18 @@ CREATE TABLE records (
 CREATE INDEX records_by_time ON records (started_at_epoch);
 CREATE INDEX records_by_chat ON records (chat_id, started_at_epoch);
 """
+
+# Version 2: where TTFT went (RequestRecord.phases_ms as a JSON object in phase order, and
+# connection_reused) in columns of their own, for queries; record_json has them too. Records
+# stored before have NULL there. (No comments inside: SQLite keeps an added column's text in
+# the table's CREATE statement.)
+_MIGRATE_TO_V2 = """
+ALTER TABLE records ADD COLUMN connection_reused INTEGER;
+ALTER TABLE records ADD COLUMN phases_json TEXT
+"""
+
+# Each step takes a database from the version before it to its own.
+_MIGRATIONS = {2: _MIGRATE_TO_V2}
 
 
 class StoreError(Exception):
@@ -117,19 +129,26 @@ class Store:
                 f"history database {self.path}: schema version {version} is newer than this "
                 f"firsttoken understands ({SCHEMA_VERSION}): upgrade firsttoken"
             )
-        if version == 0:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                self._create_v1()
-                self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+        if version == SCHEMA_VERSION:
+            return
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            # Read again under the write lock: another process may have migrated meanwhile.
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            if version == 0:
+                self._run(_SCHEMA_V1)
+                version = 1
+            for step in range(version + 1, SCHEMA_VERSION + 1):
+                self._run(_MIGRATIONS[step])
+            self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
 
-    def _create_v1(self) -> None:
+    def _run(self, script: str) -> None:
         # executescript would COMMIT our transaction first; run the statements one by one.
-        for statement in _SCHEMA_V1.split(";"):
+        for statement in script.split(";"):
             if statement.strip():
                 self._db.execute(statement)
 
@@ -208,7 +227,8 @@ class Store:
                 "INSERT OR REPLACE INTO records (id, chat_id, started_at_epoch, model,"
                 " endpoint_host, status, error_kind, streamed, simulated, trim_enabled, ttft_ms,"
                 " total_ms, tpot_ms, output_tokens, prompt_tokens_estimated, record_json,"
-                " reply_text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " reply_text, connection_reused, phases_json)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     record.id,
                     chat_id,
@@ -227,6 +247,8 @@ class Store:
                     record.prompt_tokens_estimated,
                     json.dumps(data),
                     reply_text,
+                    None if record.connection_reused is None else int(record.connection_reused),
+                    None if record.phases_ms is None else json.dumps(record.phases_ms),
                 ),
             )
 
