@@ -123,9 +123,8 @@ def _save(config: Config, finished: Finished) -> None:
 
 def run(args: argparse.Namespace, config: Config) -> int:
     from tui.engine.metrics import RequestStatus
-    from tui.engine.request_builder import build_request
-    from tui.engine.tokens import get_counter
-    from tui.wiring import request_settings
+    from tui.engine.prompt_bound import fits_without_counting
+    from tui.engine.tokens import get_counter  # no vocabulary yet: it loads on first count
 
     try:
         messages = conversation(args, sys.stdin)
@@ -143,15 +142,13 @@ def run(args: argparse.Namespace, config: Config) -> int:
     as_json = bool(getattr(args, "json", False))
 
     counter = get_counter(config.model)
+    # Send first, count after, whenever nothing depends on the count: the vocabulary takes
+    # ~0.5 s to load. It then loads once the reply is in, off the path that reads the stream.
+    count_after = not trim_enabled or fits_without_counting(
+        messages, budget if budget is not None else config.token_budget
+    )
     try:
-        request = build_request(
-            messages,
-            request_settings(config),
-            counter,
-            trim_enabled=trim_enabled,
-            stream=stream,
-            budget=budget,
-        )
+        request = _request(config, messages, counter, trim_enabled, stream, budget, count_after)
     except ValueError as problem:  # e.g. an invalid trim policy
         error(str(problem))
         return EXIT_USAGE
@@ -160,11 +157,18 @@ def run(args: argparse.Namespace, config: Config) -> int:
         client = open_client(stack, config, counter)
         if client is None:
             return EXIT_USAGE
+        # Timestamps are taken on this thread; another one here (the embedded demo endpoint)
+        # must not hold the interpreter for CPython's default 5 ms past an arrival.
+        sys.setswitchinterval(0.001)
         finished = asyncio.run(
             _exchange(client, request, show_reply=not as_json, sanitize=sys.stdout.isatty())
         )
 
     record = finished.record
+    if count_after:
+        from tui.engine.request_builder import fill_prompt_counts
+
+        fill_prompt_counts(record, request.messages, counter)
     if as_json:
         # On a terminal, escape everything non-ASCII: C1 controls survive ensure_ascii=False.
         payload = json_payload(record, finished.text)
@@ -184,3 +188,37 @@ def run(args: argparse.Namespace, config: Config) -> int:
         return EXIT_INTERRUPTED
     error(record.error_message or record.status.value)
     return EXIT_FAILED
+
+
+def _request(
+    config: Config,
+    messages: list[dict[str, Any]],
+    counter: TokenCounter,
+    trim_enabled: bool,
+    stream: bool,
+    budget: int | None,
+    count_after: bool,
+) -> ChatRequest:
+    """The request to send: whole and uncounted when `count_after`, else trimmed and counted."""
+    if count_after:
+        from tui.engine.request_builder import uncounted_request
+
+        return uncounted_request(
+            messages,
+            model=config.model,
+            temperature=config.temperature,
+            max_tokens=config.output_limit,
+            stream=stream,
+            trim_enabled=trim_enabled,
+        )
+    from tui.engine.request_builder import build_request
+    from tui.wiring import request_settings
+
+    return build_request(
+        messages,
+        request_settings(config),
+        counter,
+        trim_enabled=trim_enabled,
+        stream=stream,
+        budget=budget,
+    )

@@ -75,6 +75,8 @@ class ChatRequest:
     prompt_tokens_exact: bool = False
     # The raw (uncalibrated) count: what calibration compares with usage.prompt_tokens.
     prompt_tokens_counted: int | None = None
+    # Trimming is on and the conversation fits the budget uncounted: sent whole, nothing dropped.
+    trim_fits: bool = False
 
     def body(self) -> dict[str, Any]:
         """The request body as the article sends it."""

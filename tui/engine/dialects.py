@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
 import threading
 from collections.abc import Iterable
 from pathlib import Path
@@ -118,6 +117,8 @@ class DialectMemory:
         path = self.path
         if path is None:
             return
+        import tempfile  # only when something is learned: rare, and off the request's clock
+
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             handle, temporary = tempfile.mkstemp(prefix=".dialects-", dir=path.parent)

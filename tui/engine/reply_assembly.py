@@ -127,7 +127,7 @@ def new_record(
         simulated=simulated,
         prompt_tokens_estimated=request.prompt_tokens_estimated,
         prompt_tokens_exact=request.prompt_tokens_exact,
-        trim_enabled=trim is not None,
+        trim_enabled=trim is not None or request.trim_fits,
     )
     if trim is not None:
         record.tokens_before = trim.tokens_before

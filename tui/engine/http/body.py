@@ -237,12 +237,13 @@ class BodyReceiver:
     is told the connection ended (fine for a body that runs to the close, an error otherwise).
     """
 
-    __slots__ = ("_content", "_framer", "_sink", "_wanted", "_where")
+    __slots__ = ("_content", "_feed", "_framer", "_sink", "_wanted", "_where")
 
     def __init__(
         self, framing: Framing, content: ContentDecoder | None, sink: Sink, where: str
     ) -> None:
         self._framer = framer(framing, where)
+        self._feed = self._framer.feed
         self._content = content
         self._sink = sink
         self._wanted = True
@@ -250,12 +251,16 @@ class BodyReceiver:
 
     def data(self, data: bytes, at: float) -> bytes | None:
         try:
-            pieces, rest = self._framer.feed(data)
+            pieces, rest = self._feed(data)
         except ChunkedBodyError as error:
             self._deliver(error.pieces, at)  # what came before the break, as h11 hands it over
             raise BodyRefused(self._where, str(error)) from error
         if pieces:
-            self._deliver(pieces, at)
+            if len(pieces) == 1 and self._content is None and self._wanted:
+                # A streamed reply's usual packet: one chunk of plain bytes.
+                self._wanted = not self._sink(pieces[0], at)
+            else:
+                self._deliver(pieces, at)
         if rest is not None:
             self._finish(at)
         return rest

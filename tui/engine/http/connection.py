@@ -60,8 +60,17 @@ class Connection(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         at = perf_counter()
         self.received_any = True
-        if self._receiver is not None:
-            self._deliver(data, at)
+        receiver = self._receiver
+        if receiver is not None:
+            # Once per network packet while a reply streams: the common case inline.
+            try:
+                rest = receiver.data(data, at)
+            except BaseException as error:  # the receiver refused the bytes: the end of it
+                self._fail(error)
+                self.abort()
+                return
+            if rest is not None:
+                self._ended_part(rest, at)
             return
         self._held.append((data, at))
         self._held_size += len(data)
@@ -128,8 +137,11 @@ class Connection(asyncio.Protocol):
             self._fail(error)
             self.abort()
             return
-        if rest is None:
-            return
+        if rest is not None:
+            self._ended_part(rest, at)
+
+    def _ended_part(self, rest: bytes, at: float) -> None:
+        """The receiver's part ended; `rest` arrived after it, kept for the next reader."""
         self._receiver = None
         if rest:
             self._held.append((rest, at))
