@@ -67,13 +67,20 @@ def log_entry(log: Path, tag: str) -> dict:
     raise SystemExit(f"the server logged no request tagged {tag}")
 
 
+def isolated_env(src: Path, home: Path) -> dict[str, str]:
+    """A user's environment with an empty home: the real config lookup (platformdirs), no
+    FIRSTTOKEN_HOME shortcut, nothing of the developer's own config or keys."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("FIRSTTOKEN_", "XDG_"))}
+    env.update(PYTHONPATH=str(src), HOME=str(home))
+    return env
+
+
 def launch_once(src: Path, base_url: str, log: Path, home: Path) -> tuple[float, float]:
     """(launch -> received, launch -> exit) in ms for one fresh `firsttoken ask`."""
     tag = uuid.uuid4().hex[:8]
     command = [sys.executable, "-m", "tui", "ask", "--base-url", base_url, "--model", "bench"]
     command.append(f"[launch {tag}] hello, reply 3 tokens")
-    env = dict(os.environ, PYTHONPATH=str(src), FIRSTTOKEN_HOME=str(home))
-    env.pop("FIRSTTOKEN_API_KEY", None)
+    env = isolated_env(src, home)
     # As installed: compiled modules cached (pip compiles them; a first run writes them here).
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     launched = time.perf_counter()

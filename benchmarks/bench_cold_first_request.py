@@ -67,8 +67,11 @@ asyncio.run(main(sys.argv[1]))
 
 
 def child_env(src: Path, home: Path) -> dict[str, str]:
-    env = dict(os.environ, PYTHONPATH=str(src), FIRSTTOKEN_HOME=str(home), PYTHONUNBUFFERED="1")
-    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: compiled modules cached
+    """A user's environment with an empty home (the real config lookup, none of the
+    developer's own config or keys), compiled modules cached as an installed copy has them."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("FIRSTTOKEN_", "XDG_"))}
+    env.update(PYTHONPATH=str(src), HOME=str(home), PYTHONUNBUFFERED="1")
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
 
 
