@@ -59,7 +59,8 @@ async def main(base_url):
         async for event in client.stream(request):
             finished = event
         record = finished.record
-        print(json.dumps({"ttft_ms": record.ttft_ms, "phases_ms": record.phases_ms}), flush=True)
+        phases = getattr(record, "phases_ms", None)  # none in older versions
+        print(json.dumps({"ttft_ms": record.ttft_ms, "phases_ms": phases}), flush=True)
     await client.aclose()
 
 asyncio.run(main(sys.argv[1]))
