@@ -217,7 +217,7 @@ class _Reader:
         try:
             checked = key.check(value)
         except Invalid as invalid:
-            self.fail(key.path, raw, invalid.expected, hide=key.secret)
+            self.fail(key.path, raw, invalid.expected, hide=key.secret or not key.echoed)
         if key.field == "demo_preset" and checked not in (presets := demo_presets()):
             self.fail(key.path, raw, "one of " + ", ".join(presets))
         if key.secret and checked is None and raw not in (None, ""):
@@ -226,9 +226,14 @@ class _Reader:
         self.settings.append(Setting(key.field, checked, self.origin(key.path), key.into))
 
     def expand(self, path: tuple[str, ...], value: Any, missing_means_none: bool) -> Any:
-        """Replace ${VAR} in strings (also inside lists) from the environment."""
+        """Replace ${VAR} in strings (also inside lists and tables) from the environment."""
         if isinstance(value, list):
             return [self.expand(path, item, missing_means_none) for item in value]
+        if isinstance(value, dict):
+            return {
+                name: self.expand((*path, name), item, missing_means_none)
+                for name, item in value.items()
+            }
         if not isinstance(value, str) or "${" not in value:
             return value
         missing = [name for name in _VAR.findall(value) if name not in self.env]

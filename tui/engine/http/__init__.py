@@ -12,17 +12,44 @@ asyncio, so sending a request imports nothing heavy and every phase of it can be
     errors.py         what an exchange fails with (status, connection with its cause, body)
 """
 
-from tui.engine.http.client import Exchange, HttpClient, Request
-from tui.engine.http.errors import (
-    BodyRefused,
-    ConnectionFailed,
-    RequestFailed,
-    ServerReportedError,
-    StatusError,
-)
-from tui.engine.http.proxy import BadProxy, Proxy, ProxyRules, proxy_rules
-from tui.engine.http.url import BadURL, Origin, Target, join_url, parse_url, without_query
+from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tui.engine.http.client import Exchange, HttpClient, Request
+    from tui.engine.http.errors import (
+        BodyRefused,
+        ConnectionFailed,
+        RequestFailed,
+        ServerReportedError,
+        StatusError,
+    )
+    from tui.engine.http.proxy import BadProxy, Proxy, ProxyRules, proxy_rules
+    from tui.engine.http.url import BadURL, Origin, Target, join_url, parse_url, without_query
+
+# Each name loads its own module on first use: the config reads proxy.py without the rest.
+_WHERE = {
+    "Exchange": "client",
+    "HttpClient": "client",
+    "Request": "client",
+    "BodyRefused": "errors",
+    "ConnectionFailed": "errors",
+    "RequestFailed": "errors",
+    "ServerReportedError": "errors",
+    "StatusError": "errors",
+    "BadProxy": "proxy",
+    "Proxy": "proxy",
+    "ProxyRules": "proxy",
+    "proxy_rules": "proxy",
+    "BadURL": "url",
+    "Origin": "url",
+    "Target": "url",
+    "join_url": "url",
+    "parse_url": "url",
+    "without_query": "url",
+}
 __all__ = [
     "BadProxy",
     "BadURL",
@@ -43,3 +70,10 @@ __all__ = [
     "proxy_rules",
     "without_query",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tui.engine.http' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"tui.engine.http.{module}"), name)
