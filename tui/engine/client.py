@@ -128,6 +128,17 @@ def _auth_headers(
     return []
 
 
+def _shown_endpoint(base_url: str) -> str:
+    """The base URL without user info or query: what a message or a file may hold."""
+    try:
+        target = parse_url(base_url)
+    except BadURL:
+        return without_query(base_url)
+    origin = target.origin
+    path = without_query(target.path_and_query).rstrip("/")
+    return f"{origin.scheme}://{origin.host_header}{path}"
+
+
 def _merged(
     defaults: list[tuple[str, str]], extra: Mapping[str, str]
 ) -> tuple[tuple[str, str], ...]:
@@ -167,8 +178,9 @@ class ChatClient:
         self.counter = counter
         self.host = endpoint_host(self.base_url)
         self.dialects = dialects if dialects is not None else DialectMemory()
-        # The endpoint as dialects are remembered for it (a query may hold a key: left out).
-        self.endpoint = without_query(self.base_url)
+        # The endpoint as messages name it and dialects are remembered for it: no credentials
+        # from the URL, no query (it may hold a key).
+        self.endpoint = _shown_endpoint(self.base_url)
         self._http = HttpClient(proxies)
         self._url_problem: str | None = None
         self._chat_target: Target | None = None
@@ -220,7 +232,7 @@ class ChatClient:
             await loop.run_in_executor(None, socket.getaddrinfo, "localhost", None)
 
     async def list_models(self) -> list[str]:
-        url = join_url(without_query(self.base_url), "models")
+        url = join_url(self.endpoint, "models")
         try:
             return await asyncio.wait_for(self._list_models(), self.timeout_s)
         except asyncio.TimeoutError:
@@ -256,7 +268,7 @@ class ChatClient:
     # -- the request ------------------------------------------------------------------------
 
     def _classify(self, error: BaseException, path: str = "chat/completions") -> ClassifiedError:
-        url = join_url(without_query(self.base_url), path)
+        url = join_url(self.endpoint, path)
         classified = client_errors.classify(error, url, self._api_key)
         return self._scrub(classified)
 
@@ -417,7 +429,7 @@ class ChatClient:
                 outcome=outcome,
                 failure=failure,
                 limits=Limits(
-                    join_url(without_query(self.base_url), "chat/completions"),
+                    join_url(self.endpoint, "chat/completions"),
                     self.timeout_s,
                     self.chunk_timeout_ms,
                 ),

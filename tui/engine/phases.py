@@ -22,7 +22,6 @@ A request over a kept-alive connection has no dns, connect or tls phase (`connec
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 RETRIES = "retries"
@@ -87,16 +86,3 @@ def phase_durations(
             durations[name] = (at - previous) * 1000.0
         previous = at
     return durations
-
-
-def set_up_ms(phases: dict[str, float] | None) -> float:
-    """The connection set-up inside the phases (0 for a kept connection)."""
-    if not phases:
-        return 0.0
-    return sum(phases.get(name, 0.0) for name in SET_UP)
-
-
-def ordered(names: Sequence[str]) -> list[str]:
-    """Known phase names in their order, unknown ones after them."""
-    known = [name for name in PHASES if name in names]
-    return known + [name for name in names if name not in PHASES]

@@ -42,8 +42,6 @@ STALE_CONNECTION_PHASE = "stale_connection"
 MAX_IDLE_PER_ROUTE = 4
 MAX_IDLE_S = 90.0
 
-USER_AGENT = "firsttoken"
-
 
 @dataclass(frozen=True, slots=True)
 class Request:
