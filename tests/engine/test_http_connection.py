@@ -7,6 +7,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gzip
+import socket
+import ssl
+import struct
+import time
 import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 
@@ -14,10 +18,10 @@ import pytest
 from helpers.client import closed_port, collect, demo, make_client, make_request
 from helpers.tls import CERTIFICATE, tls_in_front_of
 
-from tui.engine.events import Delta
+from tui.engine.events import Delta, RequestStarted
 from tui.engine.http import ConnectionFailed, HttpClient, Request, parse_url
 from tui.engine.http.connection import Connection
-from tui.engine.http.errors import CLOSED, DNS, PROTOCOL, REFUSED, TLS
+from tui.engine.http.errors import CLOSED, DNS, PROTOCOL, REFUSED, RESET, TLS
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 
@@ -57,6 +61,29 @@ async def test_a_reply_over_tls_with_its_handshake_stamped(monkeypatch: pytest.M
     assert record.phases_ms is not None
     assert list(record.phases_ms)[:3] == ["dns", "connect", "tls"]  # "localhost" is a name
     assert record.connection_reused is False
+
+
+async def test_the_trust_store_is_loaded_before_the_clock_starts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Loading the system's certificates takes tens of milliseconds: the first https request
+    # must not count it inside its tls phase.
+    monkeypatch.setenv("SSL_CERT_FILE", str(CERTIFICATE))
+    loaded: list[float] = []
+    with demo("instant") as server:
+        async with tls_in_front_of(server.port) as tls_port:
+            client = make_client(f"https://localhost:{tls_port}/v1")
+            make_context = client._http._make_context
+
+            def recording_context() -> ssl.SSLContext:
+                loaded.append(time.perf_counter())
+                return make_context()
+
+            client._http._make_context = recording_context
+            events, finished = await collect(client, make_request())
+    started = next(e.at for e in events if isinstance(e, RequestStarted))
+    assert finished.record.status.value == "ok"
+    assert len(loaded) == 1 and loaded[0] < started
 
 
 async def test_an_untrusted_certificate_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -273,6 +300,25 @@ async def test_errors_carry_their_cause() -> None:
             await get(http, f"http://127.0.0.1:{port}/")
     assert dropped.value.cause == CLOSED and "without an answer" in dropped.value.detail
     await http.aclose()
+
+
+async def test_a_connection_reset_mid_body_says_reset() -> None:
+    async def reset_mid_body(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\npartial")
+        await writer.drain()
+        await asyncio.sleep(0.05)
+        sock = writer.get_extra_info("socket")
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        writer.transport.abort()  # with a zero linger: an RST, not a FIN
+
+    http = HttpClient()
+    async with serving(reset_mid_body) as port:
+        with pytest.raises(ConnectionFailed) as reset:
+            await get(http, f"http://127.0.0.1:{port}/")
+    await http.aclose()
+    assert reset.value.cause == RESET
+    assert isinstance(reset.value.__cause__, ConnectionResetError)
 
 
 async def test_bytes_nobody_asked_for_keep_the_connection_from_reuse() -> None:
