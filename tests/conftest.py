@@ -19,6 +19,15 @@ _LEAKY_ENV = (
     "FIRSTTOKEN_CONFIG",
     "FIRSTTOKEN_SETTINGS",
     "NO_COLOR",
+    # Proxies from the developer's shell would route the tests' loopback requests.
+    "http_proxy",
+    "HTTP_PROXY",
+    "https_proxy",
+    "HTTPS_PROXY",
+    "all_proxy",
+    "ALL_PROXY",
+    "no_proxy",
+    "NO_PROXY",
 )
 
 

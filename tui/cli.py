@@ -126,6 +126,13 @@ def _global_flags() -> argparse.ArgumentParser:
         default=argparse.SUPPRESS,
         help="read the API key from this environment variable",
     )
+    group.add_argument(
+        "--provider",
+        metavar="NAME",
+        default=argparse.SUPPRESS,
+        help="a provider preset (base URL, key variable, headers): openai, openrouter, deepseek, "
+        "dashscope, ollama, llamacpp, vllm, lmstudio, azure",
+    )
     return common
 
 
@@ -356,6 +363,7 @@ def _config_flags(args: argparse.Namespace) -> ConfigFlags:
         base_url=getattr(args, "base_url", None),
         model=getattr(args, "model", None),
         api_key_env=getattr(args, "api_key_env", None),
+        provider=getattr(args, "provider", None),
     )
 
 

@@ -14,17 +14,22 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tui import config_provider
 from tui.config_files import CONFIG_NAME, SETTINGS_NAME, Setting, discover, read_settings
 from tui.config_schema import PRIORITY_ITEMS, ConfigError, Invalid, show, show_url, text, url
 from tui.engine import redact
+from tui.engine.http.proxy import ProxyRules
 from tui.engine.metrics import DEFAULT_REQUEST_CLASSES, RequestClass, Thresholds
 
 if TYPE_CHECKING:
     from tui.engine.trim import TrimPolicy
+    from tui.providers import Provider
 
 __all__ = ["Config", "ConfigError", "ConfigFlags", "load_config", "mask_secret"]
 
 NO_KEY = "(none: the embedded demo endpoint is used)"
+# Where requests go with a key but no base_url (as the official SDKs do).
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
 @dataclass(frozen=True)
@@ -36,6 +41,7 @@ class ConfigFlags:
     base_url: str | None = None
     model: str | None = None
     api_key_env: str | None = None
+    provider: str | None = None
 
     @classmethod
     def from_namespace(cls, args: argparse.Namespace) -> ConfigFlags:
@@ -45,6 +51,7 @@ class ConfigFlags:
             base_url=getattr(args, "base_url", None),
             model=getattr(args, "model", None),
             api_key_env=getattr(args, "api_key_env", None),
+            provider=getattr(args, "provider", None),
         )
 
 
@@ -53,8 +60,13 @@ class Config:
     """Every field has a default, so `Config()` is the all-defaults config (handy in tests:
     `dataclasses.replace(Config(), base_url=...)`)."""
 
+    provider: str | None = None  # a preset (tui/providers.py) under everything set explicitly
     base_url: str | None = None
     api_key: str | None = field(default=None, repr=False)  # secret: show via mask_secret()
+    api_key_header: str | None = None  # the key in this header instead of Authorization: Bearer
+    extra_headers: Mapping[str, str] = field(default_factory=dict, repr=False)
+    extra_query: Mapping[str, str] = field(default_factory=dict, repr=False)
+    proxies: ProxyRules = field(default_factory=ProxyRules, repr=False)  # from the environment
     model: str = "gpt-4o-mini"
     models: tuple[str, ...] = ()
     timeout_seconds: float = 60.0
@@ -155,16 +167,29 @@ def load_config(
         for source in (config_source, settings_source)
         if source is not None
     ]
-    layers.append(_environment(flags, env))
+    provider = _provider(flags, layers)
+    if provider is not None:
+        layers.insert(0, config_provider.provider_layer(provider, env))
+    layers.append(_environment(flags, env, provider is None or provider.name == "openai"))
     layers.append(_flags(flags, env))
     for layer in layers:
         for setting in layer:
             if setting.into is not None:
                 overrides[setting.into] = setting.value
+            elif setting.field in _MERGED:  # header and query tables add up, the later wins
+                values[setting.field] = {**values[setting.field], **setting.value}
             else:
                 values[setting.field] = setting.value
             origins[setting.field] = _merge_origin(origins[setting.field], setting)
     values["demo_overrides"] = overrides
+    if provider is not None:
+        if values["base_url"] is None:
+            raise config_provider.missing_base_url(provider)
+        window = provider.context_windows.get(values["model"])
+        if window is not None and origins["context_window"] == "default":
+            values["context_window"] = window
+            origins["context_window"] = f"provider:{provider.name} ({values['model']})"
+    values["proxies"], origins["proxies"] = config_provider.proxies(env, warnings)
 
     file_keys = [
         s.origin for layer in layers for s in layer if s.field == "api_key" and s.value is not None
@@ -187,20 +212,36 @@ def load_config(
     )
 
 
+# Tables whose entries add up across layers (a preset's headers and the file's).
+_MERGED = ("extra_headers", "extra_query")
+
+
 def _merge_origin(previous: str, setting: Setting) -> str:
+    if setting.field in _MERGED and previous != "default":
+        return f"{previous} + {setting.origin}"
     if setting.into is None or previous == "default":
         return setting.origin if setting.into is None else setting.origin.rsplit(".", 1)[0]
     return previous
 
 
-def _environment(flags: ConfigFlags, env: Mapping[str, str]) -> list[Setting]:
-    """FIRSTTOKEN_* first, then OPENAI_*; empty variables count as unset."""
+def _provider(flags: ConfigFlags, layers: list[list[Setting]]) -> Provider | None:
+    """The preset chosen by --provider, else by the files' [llm] provider (the later file wins)."""
+    if flags.provider is not None:
+        return config_provider.preset(flags.provider, "--provider")
+    named = [setting for layer in layers for setting in layer if setting.field == "provider"]
+    return config_provider.preset(named[-1].value, named[-1].origin) if named else None
+
+
+def _environment(flags: ConfigFlags, env: Mapping[str, str], openai: bool) -> list[Setting]:
+    """FIRSTTOKEN_* first, then OPENAI_* (not with another provider's preset: an OpenAI key
+    must not go to another provider); empty variables count as unset."""
     found: list[Setting] = []
+    fallbacks = ("OPENAI_API_KEY",) if openai else ()
     if not flags.api_key_env:
-        key_var = _first_set(env, "FIRSTTOKEN_API_KEY", "OPENAI_API_KEY")
+        key_var = _first_set(env, "FIRSTTOKEN_API_KEY", *fallbacks)
         if key_var:
             found.append(Setting("api_key", env[key_var].strip(), f"env:{key_var}"))
-    url_var = _first_set(env, "FIRSTTOKEN_BASE_URL", "OPENAI_BASE_URL")
+    url_var = _first_set(env, "FIRSTTOKEN_BASE_URL", *(("OPENAI_BASE_URL",) if openai else ()))
     if url_var:
         found.append(
             Setting("base_url", _checked(url, env[url_var], f"${url_var}"), f"env:{url_var}")
@@ -224,6 +265,8 @@ def _flags(flags: ConfigFlags, env: Mapping[str, str]) -> list[Setting]:
         found.append(Setting("base_url", _checked(url, flags.base_url, "--base-url"), "flag"))
     if flags.model is not None:
         found.append(Setting("model", _checked(text, flags.model, "--model"), "flag"))
+    if flags.provider is not None:
+        found.append(Setting("provider", flags.provider, "flag"))
     return found
 
 

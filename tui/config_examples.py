@@ -33,6 +33,41 @@ CONFIG_EXAMPLE_TOML = r"""# firsttoken: config.toml
 # Default: unset (no key).
 api_key = "${FIRSTTOKEN_API_KEY}"
 
+# Optional: a provider preset. It fills base_url, the environment variable the key is read
+# from, default headers and, for OpenAI's models, the context window; anything set explicitly
+# (this file, FIRSTTOKEN_*, a flag) wins over it. With a preset other than openai,
+# OPENAI_API_KEY and OPENAI_BASE_URL are not used (an OpenAI key never goes elsewhere).
+#   openai      https://api.openai.com/v1                     $OPENAI_API_KEY
+#   openrouter  https://openrouter.ai/api/v1                  $OPENROUTER_API_KEY, X-Title: firsttoken
+#   deepseek    https://api.deepseek.com/v1                   $DEEPSEEK_API_KEY
+#   dashscope   https://dashscope-intl.aliyuncs.com/compatible-mode/v1  $DASHSCOPE_API_KEY
+#   ollama      http://localhost:11434/v1
+#   llamacpp    http://localhost:8080/v1
+#   vllm        http://localhost:8000/v1                      $VLLM_API_KEY
+#   lmstudio    http://localhost:1234/v1
+#   azure       $AZURE_OPENAI_ENDPOINT + /openai/v1 (the v1 API: no api-version needed),
+#               $AZURE_OPENAI_API_KEY sent as the api-key header; model = the deployment name
+# Also --provider NAME. Default: unset.
+# provider = "openrouter"
+
+# Optional: the header the key is sent in instead of "Authorization: Bearer KEY" (Azure's is
+# "api-key"). Default: unset.
+# api_key_header = "api-key"
+
+# Optional: headers sent with every request. "${VAR}" expands here too; `firsttoken config`
+# masks a value whose name looks like a credential. Default: none.
+# extra_headers = { "HTTP-Referer" = "https://example.com", "X-Title" = "firsttoken" }
+
+# Optional: query parameters added to every request URL, after base_url's own query (which is
+# kept: base_url = "https://host/v1?x=1" sends to /v1/chat/completions?x=1). Default: none.
+# extra_query = { "api-version" = "2024-10-21" }
+
+# Proxies are read from the environment as curl reads them: https_proxy or HTTPS_PROXY for
+# https:// endpoints (through a CONNECT tunnel), http_proxy in lower case for http:// ones,
+# ALL_PROXY for both, NO_PROXY (names, domains, IP addresses, CIDR ranges, *) for hosts that
+# go direct; http://user:password@host:port for a proxy that wants credentials (never shown).
+# `firsttoken config` shows the proxies in effect.
+
 # The model to request (default "gpt-4o-mini").
 model = "qwen-7b-chat"
 
@@ -121,7 +156,9 @@ SETTINGS_EXAMPLE_JSON = r"""{
     "Where this file and config.toml set the same thing, this file wins; environment",
     "variables and command-line flags win over both.",
     "JSON has no comments: keys starting with // are comments and are ignored.",
-    "\"${VAR}\" in a string is replaced by the environment variable VAR."
+    "\"${VAR}\" in a string is replaced by the environment variable VAR.",
+    "Where requests go (base_url, the provider preset, extra headers and query parameters,",
+    "proxies) is set in config.toml and the environment: see config.example.toml."
   ],
   "promptTrimmer": {
     "//defaultBudget": "Prompt token budget the trimmer keeps the conversation within (wins over config.toml llm.prompt.token_budget). Whole number >= 1.",

@@ -6,7 +6,6 @@ become a one-line ConfigError (syntax, type, range) or a warning (unknown keys).
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 import sys
@@ -31,10 +30,15 @@ from tui.config_schema import (
 )
 from tui.engine.metrics import DEFAULT_REQUEST_CLASSES, RequestClass
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised only on Python 3.10
-    import tomli as tomllib
+
+def _toml() -> Any:
+    """The TOML parser, imported when a config.toml is read (most runs read none)."""
+    if sys.version_info >= (3, 11):
+        import tomllib as parser
+    else:  # pragma: no cover - exercised only on Python 3.10
+        import tomli as parser
+    return parser
+
 
 CONFIG_NAME = "config.toml"
 SETTINGS_NAME = "settings.json"
@@ -117,9 +121,10 @@ def parse(source: Source) -> dict[str, Any]:
     """The file's top-level table; a syntax error becomes "path:line:col: message"."""
     content = _read_text(source)
     if source.role == CONFIG_NAME:
+        toml = _toml()
         try:
-            return tomllib.loads(content)
-        except tomllib.TOMLDecodeError as error:
+            return toml.loads(content)
+        except toml.TOMLDecodeError as error:
             line, col, message = _toml_position(error, content)
             raise ConfigError(f"{source.shown}:{line}:{col}: {message}") from None
     try:
@@ -227,6 +232,8 @@ class _Reader:
         dotted = ".".join(path)
         message = f"{self.source.shown}: unknown key {dotted}"
         lowered = {name.lower(): name for name in siblings}
+        import difflib  # only for a typo
+
         close = difflib.get_close_matches(path[-1].lower(), list(lowered), n=1, cutoff=0.6)
         if close:
             message += f"; did you mean {'.'.join((*path[:-1], lowered[close[0]]))}?"
@@ -239,7 +246,13 @@ class _Reader:
         try:
             checked = key.check(value)
         except Invalid as invalid:
-            self.fail(key.path, raw, invalid.expected, hide=key.secret, as_url=key.check is url)
+            self.fail(
+                key.path,
+                raw,
+                invalid.expected,
+                hide=key.secret or not key.echoed,
+                as_url=key.check is url,
+            )
         if key.field == "demo_preset" and checked not in (presets := demo_presets()):
             self.fail(key.path, raw, "one of " + ", ".join(presets))
         if key.secret and checked is None and raw not in (None, ""):
@@ -251,9 +264,14 @@ class _Reader:
         self.settings.append(Setting(key.field, checked, self.origin(key.path), key.into))
 
     def expand(self, path: tuple[str, ...], value: Any, missing_means_none: bool) -> Any:
-        """Replace ${VAR} in strings (also inside lists) from the environment."""
+        """Replace ${VAR} in strings (also inside lists and tables) from the environment."""
         if isinstance(value, list):
             return [self.expand(path, item, missing_means_none) for item in value]
+        if isinstance(value, dict):
+            return {
+                name: self.expand((*path, name), item, missing_means_none)
+                for name, item in value.items()
+            }
         if not isinstance(value, str) or "${" not in value:
             return value
         missing = [name for name in _VAR.findall(value) if name not in self.env]
@@ -305,6 +323,8 @@ class _Reader:
 
     def unknown_in(self, at: tuple[str, ...], name: str, known: Mapping[str, Any]) -> None:
         message = f"{self.source.shown}: unknown key {'.'.join((*at, name))}"
+        import difflib  # only for a typo
+
         close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
         suffix = f"; did you mean {'.'.join((*at, close[0]))}?" if close else " (ignored)"
         self.warnings.append(message + suffix)

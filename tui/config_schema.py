@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tui.engine.redact import mask_secret, mask_url, redact_text
+from tui.providers import PROVIDERS
 
 
 class ConfigError(Exception):
@@ -118,6 +119,40 @@ def url(value: Any) -> str:
     return value
 
 
+_HEADER_NAME = re.compile(r"[-!#$%&'*+.^_`|~0-9A-Za-z]+")
+
+
+def header_name(value: Any) -> str:
+    """An HTTP header name (letters, digits and -!#$%&'*+.^_`|~)."""
+    if not isinstance(value, str) or not _HEADER_NAME.fullmatch(value.strip()):
+        raise Invalid("an HTTP header name such as X-Title or api-key")
+    return value.strip()
+
+
+def header_table(value: Any) -> dict[str, str]:
+    """Header name -> value; a value may not hold a line break (it would end the header)."""
+    expected = 'a table of header name = "value", e.g. { "X-Title" = "firsttoken" }'
+    if not isinstance(value, dict):
+        raise Invalid(expected)
+    headers: dict[str, str] = {}
+    for name, item in value.items():
+        if not _HEADER_NAME.fullmatch(name) or not isinstance(item, str):
+            raise Invalid(expected)
+        if any(char in item for char in "\r\n\0"):
+            raise Invalid(f"header {name}: a value without line breaks")
+        headers[name] = item.strip()
+    return headers
+
+
+def query_table(value: Any) -> dict[str, str]:
+    expected = 'a table of parameter = "value", e.g. { "api-version" = "2024-10-21" }'
+    if not isinstance(value, dict):
+        raise Invalid(expected)
+    if not all(isinstance(k, str) and k and isinstance(v, str) for k, v in value.items()):
+        raise Invalid(expected)
+    return {name: item for name, item in value.items()}
+
+
 def choice(options: tuple[str, ...]) -> Check:
     expected = "one of " + ", ".join(options)
 
@@ -182,6 +217,7 @@ class Key:
     check: Check
     secret: bool = False  # never echo the value; an unset ${VAR} means "no value"
     into: str | None = None  # for mapping fields (demo overrides): the key inside the mapping
+    echoed: bool = True  # False: a bad value is not repeated in the error (it may hold a key)
 
     @property
     def dotted(self) -> str:
@@ -201,8 +237,12 @@ _DEMO_OVERRIDES: dict[str, Check] = {
 }
 
 TOML_KEYS: tuple[Key, ...] = (
+    Key(("llm", "provider"), "provider", choice(tuple(PROVIDERS))),
     Key(("llm", "base_url"), "base_url", url),
     Key(("llm", "api_key"), "api_key", secret, secret=True),
+    Key(("llm", "api_key_header"), "api_key_header", header_name),
+    Key(("llm", "extra_headers"), "extra_headers", header_table, echoed=False),
+    Key(("llm", "extra_query"), "extra_query", query_table, echoed=False),
     Key(("llm", "model"), "model", text),
     Key(("llm", "models"), "models", text_list()),
     Key(("llm", "timeout_seconds"), "timeout_seconds", number(0, above=True)),

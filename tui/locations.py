@@ -41,9 +41,15 @@ def cache_dir() -> Path:
 
 
 def state_dir() -> Path:
-    """Where small remembered choices live (the chosen theme, prompt history)."""
+    """Where small remembered choices live (the chosen theme, prompt history, the request
+    adjustments models were found to need)."""
     home = _home_override()
     return home / "state" if home else Path(platformdirs.user_state_dir(APP_NAME))
+
+
+def dialects_path() -> Path:
+    """What each endpoint's models were learned to need in a request (tui/engine/dialects.py)."""
+    return state_dir() / "dialects.json"
 
 
 def history_db_path() -> Path:

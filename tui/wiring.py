@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from tui.engine.request_builder import RequestSettings
     from tui.engine.tokens import TokenCounter
 
-DEMO_API_KEY = "demo"  # the demo server accepts any key; the SDK insists on one
+DEMO_API_KEY = "demo"  # the demo server accepts any key
 
 
 @dataclass(frozen=True)
@@ -33,9 +33,9 @@ class Endpoint:
 def open_endpoint(config: Config) -> Iterator[Endpoint]:
     """The endpoint for `config`; starts (and finally stops) the demo server when needed."""
     if not config.uses_demo_endpoint:
-        yield Endpoint(
-            base_url=config.base_url or "https://api.openai.com/v1", api_key=config.api_key
-        )
+        from tui.config import DEFAULT_BASE_URL
+
+        yield Endpoint(base_url=config.base_url or DEFAULT_BASE_URL, api_key=config.api_key)
         return
     from tui.demo import latency_model, start_demo_in_thread
 
@@ -59,8 +59,11 @@ def client_for(
     config: Config, endpoint: Endpoint, counter: TokenCounter | None = None
 ) -> ChatClient:
     """The engine's client for this endpoint, with the config's timeouts and thresholds."""
-    from tui.engine.client import ChatClient  # imports openai
+    from tui.engine.client import ChatClient
+    from tui.engine.dialects import DialectMemory
+    from tui.locations import dialects_path
 
+    demo = endpoint.simulated
     return ChatClient(
         base_url=endpoint.base_url,
         api_key=endpoint.api_key,
@@ -71,6 +74,12 @@ def client_for(
         max_retries=config.max_retries,
         simulated=endpoint.simulated,
         counter=counter,
+        # The configured API's own settings; the embedded demo on loopback needs none of them.
+        extra_headers=None if demo else config.extra_headers,
+        extra_query=None if demo else config.extra_query,
+        auth_header=None if demo else config.api_key_header,
+        proxies=None if demo else config.proxies,
+        dialects=DialectMemory(dialects_path()),
     )
 
 

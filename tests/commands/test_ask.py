@@ -89,6 +89,11 @@ def test_json_contract(capsys, instant) -> None:
         "dropped": [],
     }
     assert payload["reply"] and payload["simulated"] is False
+    # Where TTFT went: phases in order, adding up to it; a fresh process's first connection.
+    phases = payload["phases_ms"]
+    assert list(phases) == ["connect", "request_sent", "response_head", "first_byte", "first_token"]
+    assert sum(phases.values()) == pytest.approx(payload["ttft_ms"])
+    assert payload["connection_reused"] is False and payload["adjustments"] == []
 
 
 def test_json_no_stream_labels_ttft_equals_total(capsys, instant) -> None:

@@ -65,3 +65,22 @@ def test_error_payload_has_every_key_of_the_contract_and_masks_urls() -> None:
     assert "hunter22" not in payload["error"]["message"]
     assert "sk-123456" not in payload["error"]["message"]
     assert all(value is None for key, value in payload.items() if key not in ("status", "error"))
+
+
+def test_summary_says_how_the_body_was_adjusted_for_the_model() -> None:
+    record = _record(adjustments=["max_completion_tokens", "default_temperature"], retries=2)
+    line = summary_line(record, color=False)
+    assert line.endswith(
+        "2 retries · sent as the model wants: max_completion_tokens for max_tokens, "
+        "its default temperature · simulated"
+    )
+
+
+def test_json_payload_carries_the_phases_in_order() -> None:
+    phases = {"dns": 3.0, "connect": 1.0, "tls": 9.0, "first_token": 120.0}
+    record = _record(phases_ms=phases, connection_reused=False, adjustments=["default_temperature"])
+    payload = json.loads(json.dumps(json_payload(record, "reply")))
+    assert list(payload["phases_ms"].items()) == list(phases.items())
+    assert payload["connection_reused"] is False
+    assert payload["adjustments"] == ["default_temperature"]
+    assert json_payload(_record(), "")["phases_ms"] is None

@@ -34,7 +34,17 @@ def two_chats(isolated_home: Path) -> tuple[int, int]:
         first = store.new_chat("why is prefill slow?", "qwen-7b")
         store.add_message(first, {"role": "user", "content": "why is prefill slow?"})
         store.add_message(first, {"role": "assistant", "content": "it grows with the prompt"})
-        store.save_record(_record("qwen-7b", 812.0, started_at_epoch=1000.0), "it grows", first)
+        phases = {"dns": 12.0, "connect": 30.0, "tls": 40.0, "request_sent": 0.1,
+                  "response_head": 600.0, "first_byte": 20.0, "first_token": 109.9}  # fmt: skip
+        kept = _record(
+            "qwen-7b",
+            812.0,
+            started_at_epoch=1000.0,
+            phases_ms=phases,
+            connection_reused=False,
+            ttfb_ms=702.1,
+        )
+        store.save_record(kept, "it grows", first)
         second = store.new_chat("hello\nthere", "gpt-4o")
         store.add_message(second, {"role": "user", "content": "hello"})
         failed = _record(
@@ -93,6 +103,25 @@ def test_otel_export_names_and_units(two_chats: tuple[int, int]) -> None:
     assert older["error.type"] is None
     assert newer["error.type"] == "rate_limited"
     assert newer["gen_ai.server.time_to_first_token"] is None
+    # The phases: OpenTelemetry's names where they exist, firsttoken.* for the rest.
+    assert older["gen_ai.client.operation.time_to_first_chunk"] == pytest.approx(0.7021)
+    assert older["dns.lookup.duration"] == pytest.approx(0.012)
+    assert older["firsttoken.phase.tls"] == pytest.approx(0.040)
+    assert older["firsttoken.phase.first_token"] == pytest.approx(0.1099)
+    assert older["firsttoken.phase.retries"] is None
+    assert older["firsttoken.connection.reused"] is False
+    assert newer["dns.lookup.duration"] is None and newer["firsttoken.adjustments"] == []
+
+
+def test_json_lines_carry_the_phases_in_order(two_chats: tuple[int, int]) -> None:
+    result = firsttoken("history", "--json")
+    assert result.returncode == 0, result.stderr
+    older, newer = (json.loads(line) for line in result.stdout.splitlines())
+    assert list(older["phases_ms"]) == [
+        "dns", "connect", "tls", "request_sent", "response_head", "first_byte", "first_token",
+    ]  # fmt: skip
+    assert older["connection_reused"] is False and older["adjustments"] == []
+    assert newer["phases_ms"] is None
 
 
 @pytest.mark.parametrize(

@@ -46,7 +46,8 @@ def test_a_session_never_writes_the_key(isolated_home: Path, tmp_path: Path) -> 
         assert refused.returncode == 1 and b"the key was refused (sk-" in refused.stderr
         in_query = f"{server.url('404-api', 's')}?api-key={key}"
         missing = run("--base-url", in_query, "ask", "hi")
-        assert missing.returncode == 1 and b"api-key=****" in missing.stderr
+        # The 404 names the URL asked, without its query (the query may hold a key).
+        assert missing.returncode == 1 and b"/404-api/s/v1/chat/completions:" in missing.stderr
         host = healthy.removeprefix("http://")
         assert run("--base-url", f"http://user:{key}@{host}", "ask", "hi").returncode == 0
         assert run("--base-url", in_query, "config").returncode == 0

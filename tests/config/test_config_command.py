@@ -57,6 +57,12 @@ def test_example_config_mentions_every_optional_addition() -> None:
         "queue_ms",
         "jitter_ms",
         "reply_tokens",
+        "provider",
+        "api_key_header",
+        "extra_headers",
+        "extra_query",
+        "HTTPS_PROXY",
+        "NO_PROXY",
     ):
         assert key in CONFIG_EXAMPLE_TOML
 

@@ -109,3 +109,11 @@ async def test_chunk_that_is_not_json(instant) -> None:
 async def test_bad_json_keeps_the_partial_reply(instant) -> None:
     _, finished = await collect(make_client(fault_url(instant, "badjson")), make_request())
     assert finished.text and finished.record.ttft_ms is not None
+
+
+async def test_credentials_in_the_base_url_never_reach_a_message(instant) -> None:
+    url = instant.root_url.replace("http://", "http://user:hunter2-secret@")  # no /v1: a 404
+    _, record = await _fail(url, api_key=None)
+    assert record.error_kind == "not_found"
+    assert "hunter2" not in (record.error_message or "") and "user@" not in record.error_message
+    assert instant.root_url in record.error_message

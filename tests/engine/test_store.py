@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 from pathlib import Path
@@ -159,3 +160,54 @@ def test_sync_messages_rewrites_from_the_first_difference(tmp_path: Path) -> Non
     assert store.messages(chat)[-1]["content"] == "third"
     assert store.messages(other) == [{"role": "user", "content": "untouched"}]
     assert [c["message_count"] for c in store.chats()] == [1, 3]
+
+
+# The version-1 schema as firsttoken created it, to check that old history files still open.
+V1_RECORDS = """
+CREATE TABLE chats (id INTEGER PRIMARY KEY, title TEXT NOT NULL, model TEXT NOT NULL,
+    created_at_epoch REAL NOT NULL);
+CREATE TABLE messages (id INTEGER PRIMARY KEY,
+    chat_id INTEGER NOT NULL REFERENCES chats(id) ON DELETE CASCADE, position INTEGER NOT NULL,
+    role TEXT NOT NULL, json TEXT NOT NULL, UNIQUE (chat_id, position));
+CREATE TABLE records (id TEXT PRIMARY KEY,
+    chat_id INTEGER REFERENCES chats(id) ON DELETE SET NULL, started_at_epoch REAL NOT NULL,
+    model TEXT NOT NULL, endpoint_host TEXT NOT NULL, status TEXT NOT NULL, error_kind TEXT,
+    streamed INTEGER NOT NULL, simulated INTEGER NOT NULL, trim_enabled INTEGER NOT NULL,
+    ttft_ms REAL, total_ms REAL, tpot_ms REAL, output_tokens INTEGER,
+    prompt_tokens_estimated INTEGER, record_json TEXT NOT NULL, reply_text TEXT NOT NULL);
+CREATE INDEX records_by_time ON records (started_at_epoch);
+CREATE INDEX records_by_chat ON records (chat_id, started_at_epoch);
+PRAGMA user_version=1;
+"""
+
+
+def test_a_version_1_history_opens_migrated_with_its_records_readable(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite3"
+    old = sqlite3.connect(path)
+    old.executescript(V1_RECORDS)
+    old_record = {"id": "r1", "model": "m", "endpoint_host": "h:1", "streamed": True,
+                  "started_at_epoch": 1.0, "status": "ok", "ttft_ms": 200.0}  # fmt: skip
+    old.execute(
+        "INSERT INTO records VALUES ('r1', NULL, 1.0, 'm', 'h:1', 'ok', NULL, 1, 0, 0, 200.0,"
+        " NULL, NULL, NULL, NULL, ?, 'old reply')",
+        (json.dumps(old_record),),
+    )
+    old.commit()
+    old.close()
+    with Store(path) as store:
+        [data] = store.records()
+        store.save_record(
+            _record(phases_ms={"connect": 0.5, "first_token": 40.0}, connection_reused=False), "new"
+        )
+        newest = store.records()[0]
+    rebuilt = record_from_dict(data)
+    assert (rebuilt.ttft_ms, rebuilt.phases_ms, rebuilt.connection_reused) == (200.0, None, None)
+    assert rebuilt.adjustments == [] and data["reply_text"] == "old reply"
+    assert newest["phases_ms"] == {"connect": 0.5, "first_token": 40.0}
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+    rows = db.execute(
+        "SELECT connection_reused, phases_json FROM records ORDER BY started_at_epoch"
+    ).fetchall()
+    db.close()
+    assert rows == [(None, None), (0, '{"connect": 0.5, "first_token": 40.0}')]

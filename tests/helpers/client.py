@@ -86,7 +86,8 @@ class Canned:
     client still talks real HTTP to it. `pieces` are written one by one (each as one HTTP chunk
     when `chunked`), a float pauses; `written_at[i]` is perf_counter() after piece i was sent.
     With `framed=False` the pieces are the body's bytes as sent, chunk framing included (their
-    own last chunk too); `headers` are added to the response head.
+    own last chunk too); `headers` are added to the response head. `received` keeps each
+    request as it arrived.
     """
 
     def __init__(
@@ -105,6 +106,7 @@ class Canned:
         self.content_type = content_type
         self.connections = 0
         self.requests = 0
+        self.received: list[bytes] = []  # each request as it arrived: head and body
         self.written_at: list[float] = []
         self._server: asyncio.AbstractServer | None = None
         self._handlers: set[asyncio.Task[None]] = set()
@@ -143,7 +145,7 @@ class Canned:
                     name, _, value = line.partition(":")
                     if name.strip().lower() == "content-length":
                         length = int(value)
-                await reader.readexactly(length)
+                self.received.append(head + await reader.readexactly(length))
                 self.requests += 1
                 await self._reply(writer)
         finally:

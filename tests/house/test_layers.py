@@ -3,7 +3,8 @@
 Data flows one way (config → messages → trimmer → client → events → app | commands → store):
 the engine takes value objects and knows nothing of the config, the commands, the app, the
 demo server or Textual; the demo server is a server of its own; the app never speaks HTTP;
-headless code never loads the app. Imports inside functions count as much as those at the top.
+headless code never loads the app; nothing imports an HTTP library (the engine has its own).
+Imports inside functions count as much as those at the top.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ TUI = Path(__file__).resolve().parents[2] / "tui"
 
 # Module prefix -> imports it must never make (prefixes too).
 FORBIDDEN: dict[str, tuple[str, ...]] = {
+    # firsttoken speaks HTTP itself (tui/engine/http/): no HTTP library anywhere.
+    "tui": ("openai", "httpx", "httpx2", "httpcore", "httpcore2", "h11", "anyio"),
     "tui.engine": (
         "tui.config", "tui.commands", "tui.app", "tui.demo", "tui.wiring", "tui.cli",
         "tui.sample_conversation", "textual",

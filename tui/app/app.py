@@ -225,7 +225,7 @@ class FirstTokenApp(App[None]):
         """Everything the first Enter would otherwise pay for, done before it."""
         from tui.engine.request_builder import build_request
         from tui.engine.tokens import get_counter
-        from tui.wiring import client_for, request_settings  # the client imports openai
+        from tui.wiring import client_for, request_settings
 
         endpoint = self.endpoint
         if endpoint is None:
@@ -233,8 +233,6 @@ class FirstTokenApp(App[None]):
             endpoint = self._endpoint_stack.enter_context(self._open_endpoint())
         counter = get_counter(self.session.model).load()
         client = client_for(self.config, endpoint, counter)
-        # The SDK imports its chat resources lazily on first use (~60 ms): do it now.
-        _ = client._sdk.chat.completions
         build_request(
             [{"role": "user", "content": "warm up"}],
             request_settings(self.config),

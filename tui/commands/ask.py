@@ -214,9 +214,8 @@ def fail(message: str, as_json: bool, kind: str = "usage", code: int = EXIT_USAG
 def run(args: argparse.Namespace, config: Config) -> int:
     global json_printed
     from tui.engine.metrics import RequestStatus
-    from tui.engine.request_builder import build_request
-    from tui.engine.tokens import get_counter
-    from tui.wiring import request_settings
+    from tui.engine.prompt_bound import fits_without_counting
+    from tui.engine.tokens import get_counter  # no vocabulary yet: it loads on first count
 
     as_json = bool(getattr(args, "json", False))
     raw = bool(getattr(args, "raw", False))
@@ -234,15 +233,13 @@ def run(args: argparse.Namespace, config: Config) -> int:
         stream = config.streaming
 
     counter = get_counter(config.model)
+    # Send first, count after, whenever nothing depends on the count: the vocabulary takes
+    # ~0.5 s to load. It then loads once the reply is in, off the path that reads the stream.
+    count_after = not trim_enabled or fits_without_counting(
+        messages, budget if budget is not None else config.token_budget
+    )
     try:
-        request = build_request(
-            messages,
-            request_settings(config),
-            counter,
-            trim_enabled=trim_enabled,
-            stream=stream,
-            budget=budget,
-        )
+        request = _request(config, messages, counter, trim_enabled, stream, budget, count_after)
     except ValueError as problem:  # e.g. an invalid trim policy
         return fail(str(problem), as_json)
 
@@ -257,9 +254,17 @@ def run(args: argparse.Namespace, config: Config) -> int:
                 failed = error_payload("usage", "the embedded demo endpoint did not start")
                 sys.stdout.write(json_text(failed) + "\n")
             return EXIT_USAGE
+        # Timestamps are taken on this thread; another one here (the embedded demo endpoint)
+        # must not hold the interpreter for CPython's default 5 ms past an arrival.
+        sys.setswitchinterval(0.001)
         finished = asyncio.run(
             _exchange(client, request, keeper, stopped, show_reply=not as_json, raw=raw)
         )
+        if count_after:
+            # The vocabulary loads now, after the reply: the record gets its prompt counts.
+            from tui.engine.request_builder import fill_prompt_counts
+
+            fill_prompt_counts(finished.record, request.messages, counter)
         keeper.finish(finished)  # saved before anything more is written: stdout may be gone
 
     if stopped.broken_pipe and stopped.signal is None:
@@ -286,3 +291,38 @@ def run(args: argparse.Namespace, config: Config) -> int:
         return stopped.exit_code
     error(record.error_message or record.status.value)
     return EXIT_FAILED
+
+
+def _request(
+    config: Config,
+    messages: list[dict[str, Any]],
+    counter: TokenCounter,
+    trim_enabled: bool,
+    stream: bool,
+    budget: int | None,
+    count_after: bool,
+) -> ChatRequest:
+    """The request to send: whole and uncounted when `count_after`, else trimmed and counted."""
+    if count_after:
+        from tui.engine.request_builder import uncounted_request
+
+        return uncounted_request(
+            messages,
+            model=config.model,
+            temperature=config.temperature,
+            max_tokens=config.output_limit,
+            stream=stream,
+            trim_enabled=trim_enabled,
+            budget=budget if budget is not None else config.token_budget,
+        )
+    from tui.engine.request_builder import build_request
+    from tui.wiring import request_settings
+
+    return build_request(
+        messages,
+        request_settings(config),
+        counter,
+        trim_enabled=trim_enabled,
+        stream=stream,
+        budget=budget,
+    )

@@ -10,6 +10,11 @@ from tui.engine.metrics import RequestRecord, RequestStatus, TtftLevel
 from tui.engine.redact import redact_text
 
 _COLORS = {TtftLevel.OK: "32", TtftLevel.WARN: "33", TtftLevel.ERROR: "31"}
+# How each body adjustment (tui/engine/dialects.py) reads in the summary line.
+_ADJUSTED = {
+    "max_completion_tokens": "max_completion_tokens for max_tokens",
+    "default_temperature": "its default temperature",
+}
 
 
 def duration(ms: float | None) -> str:
@@ -59,6 +64,9 @@ def summary_line(record: RequestRecord, *, color: bool) -> str:
         parts.append(f"{request_class} ≤{record.ttft_target_ms:.0f} ms {verdict}")
     if record.retries:
         parts.append(f"{record.retries} retr{'y' if record.retries == 1 else 'ies'}")
+    if record.adjustments:
+        adjusted = (_ADJUSTED.get(name, name) for name in record.adjustments)
+        parts.append("sent as the model wants: " + ", ".join(adjusted))
     if record.simulated:
         parts.append("simulated")
     return " · ".join(parts)
@@ -108,6 +116,9 @@ def json_payload(record: RequestRecord, reply: str, chat_id: int | None = None) 
         "id": record.id,
         "chat_id": chat_id,
         "reply": reply,
+        "phases_ms": dict(record.phases_ms) if record.phases_ms is not None else None,
+        "connection_reused": record.connection_reused,
+        "adjustments": list(record.adjustments),
     }
 
 

@@ -83,8 +83,8 @@ def run(args: argparse.Namespace, config: Config) -> int:
     from tui.app.app import FirstTokenApp
 
     def endpoint() -> Any:
-        # Imported and opened by the app's warm-up thread, after the first frame: it imports
-        # openai (~0.9 s) and may start the demo server.
+        # Imported and opened by the app's warm-up thread, after the first frame: it may start
+        # the demo server.
         from tui.wiring import open_endpoint
 
         return open_endpoint(config)

@@ -15,8 +15,18 @@ from typing import TextIO
 
 from tui import locations
 from tui.commands._common import EXIT_OK, EXIT_USAGE, error, shown
-from tui.config import SETTING_FIELDS, Config, ConfigError, ConfigFlags, load_config, mask_secret
+from tui.config import (
+    DEFAULT_BASE_URL,
+    SETTING_FIELDS,
+    Config,
+    ConfigError,
+    ConfigFlags,
+    load_config,
+    mask_secret,
+)
 from tui.config_examples import CONFIG_EXAMPLE_TOML, SETTINGS_EXAMPLE_JSON
+from tui.config_provider import looks_secret, shown_proxies
+from tui.engine import redact
 from tui.engine.inert import inert_line
 from tui.engine.metrics import RequestClass
 from tui.engine.redact import mask_url
@@ -75,8 +85,14 @@ def _value(config: Config, name: str) -> str:
         return mask_secret(value)
     if name == "base_url":
         if value is None:
-            return "(embedded demo endpoint)" if config.uses_demo_endpoint else "(SDK default)"
+            return "(embedded demo endpoint)" if config.uses_demo_endpoint else DEFAULT_BASE_URL
         return mask_url(value)
+    if name in ("extra_headers", "extra_query"):
+        return _table(value)
+    if name == "proxies":
+        return shown_proxies(value)
+    if name == "api_key_header" and value is None:
+        return "(none: Authorization: Bearer)"
     if name == "request_classes":
         return ", ".join(_request_class(request_class) for request_class in value)
     if isinstance(value, Mapping):
@@ -85,6 +101,15 @@ def _value(config: Config, name: str) -> str:
     if isinstance(value, tuple):
         return ", ".join(value) or "(none)"
     return _scalar(value)
+
+
+def _table(table: Mapping[str, str]) -> str:
+    """Headers or query parameters; a value whose name looks like a credential is masked."""
+    pairs = (
+        f"{key}={redact.mask_secret(item) if looks_secret(key) else item}"
+        for key, item in table.items()
+    )
+    return ", ".join(pairs) or "(none)"
 
 
 def _scalar(value: object) -> str:

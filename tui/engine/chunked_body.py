@@ -1,15 +1,13 @@
 """HTTP/1.1 chunked transfer coding, decoded as the bytes arrive: what a streamed reply's body is.
 
-The client reads a streamed body itself (client_body.py) instead of through httpx, httpcore and
-h11, whose six layers of async generators and two parser calls per network packet were about a
-fifth of the client's CPU on a long reply. This decoder stops at the last chunk (size 0) and hands
-back everything from that chunk's size line on, so h11 can read the end of the message itself and
-httpcore keeps the connection for the next request.
+The client reads every body itself, inside the connection's receive callback (http/body.py),
+so this decoder runs once per network packet. It stops at the last chunk (size 0) and hands
+back everything from that chunk's size line on; http/body.py reads the trailer after it, as h11
+reads it, so the connection can be kept for the next request.
 
-It accepts and refuses the same size lines as h11 (which reads the last chunk here, and whole
-bodies that cannot be diverted), so a body reads the same on either path. Two limits go further
-than h11, both far beyond anything a server sends: a size line over MAX_SIZE_LINE bytes and a
-chunk over MAX_CHUNK_SIZE bytes are refused as soon as they are seen.
+It accepts and refuses the same size lines as h11 (the parser the property tests hold it to).
+Two limits go further than h11, both far beyond anything a server sends: a size line over
+MAX_SIZE_LINE bytes and a chunk over MAX_CHUNK_SIZE bytes are refused as soon as they are seen.
 """
 
 from __future__ import annotations

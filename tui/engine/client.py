@@ -1,12 +1,16 @@
 """The measured chat client: a ChatRequest in, timestamped events out, one Finished at the end.
 
-One code path for streaming on and off, over `openai.AsyncOpenAI(max_retries=0)`: the SDK's own
-silent retries would hide time, so retries happen here, visibly (Retrying events), and count in
-TTFT. The SDK builds and sends the request and raises status errors; the body is read by
-client_attempt.py as plain dicts (a pydantic chunk per event was most of the client's CPU).
-Timing follows DESIGN.md exactly:
+One code path for streaming on and off, over firsttoken's own HTTP client (tui/engine/http/):
+nothing heavy to import before the first request, every phase of a request stamped, and no
+silent retries. Retries happen here, visibly (Retrying events), and count in TTFT; so does the
+one resend with an adjusted body when a model refuses a parameter (dialects.py). Each attempt
+runs in client_attempt.py, which reads the body as plain dicts; what the chunks add up to (the
+reply, its events, the record's figures, phases and status) is put together by
+reply_assembly.py. Timing follows DESIGN.md exactly:
 
-- request start: `perf_counter()` just before the request is handed to the SDK (first attempt);
+- request start: `perf_counter()` just before the request is handed to the HTTP client (first
+  attempt), after every client-side preparation: the body built and serialised, the client's
+  one-time set-up (`prepare`) done;
 - TTFB: the first SSE event of any kind (role-only chunks count), or the body without streaming;
 - TTFT: the first chunk carrying content, reasoning or a tool-call delta; without streaming the
   time the body arrived (TTFT = total, `record.streamed` is False so the UI can say so);
@@ -17,50 +21,37 @@ Timing follows DESIGN.md exactly:
 from __future__ import annotations
 
 import asyncio
+import base64
+import json
 import random
+import socket
 import time
-from collections.abc import AsyncIterator, Awaitable, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlencode, urlsplit
 
-import openai
-
+from tui import __version__
 from tui.engine import client_errors
-from tui.engine.asyncio_network import http_client_on_asyncio
-from tui.engine.base_url import split_base_url
-from tui.engine.client_attempt import (
-    CHUNK,
-    DONE,
-    END,
-    OPENED,
-    STARTED,
-    Attempt,
-    first_choice,
-    token_parts,
-)
+from tui.engine.client_attempt import CHUNK, DONE, END, OPENED, STARTED, Attempt
 from tui.engine.client_body import BrokenBody
 from tui.engine.client_errors import ClassifiedError
-from tui.engine.events import (
-    ClientEvent,
-    Delta,
-    Finished,
-    FirstByte,
-    FirstToken,
-    RequestStarted,
-    Retrying,
-    UsageReported,
+from tui.engine.dialects import DialectMemory, adjusted_body, adjustment_asked
+from tui.engine.events import ClientEvent, Finished, RequestStarted, Retrying
+from tui.engine.http import (
+    BadURL,
+    HttpClient,
+    ProxyRules,
+    Request,
+    StatusError,
+    Target,
+    join_url,
+    parse_url,
+    without_query,
 )
-from tui.engine.metrics import (
-    DEFAULT_REQUEST_CLASSES,
-    RequestClass,
-    RequestRecord,
-    RequestStatus,
-    Thresholds,
-    classify,
-    derive_timings,
-)
-from tui.engine.redact import mask_url, redact_text, url_secrets
+from tui.engine.metrics import DEFAULT_REQUEST_CLASSES, RequestClass, RequestStatus, Thresholds
+from tui.engine.phases import AttemptTrace
+from tui.engine.redact import redact_text, url_secrets
+from tui.engine.reply_assembly import Limits, Reply, finish_record, new_record
 from tui.engine.wire_messages import wire_messages
 
 if TYPE_CHECKING:
@@ -71,6 +62,7 @@ perf_counter = time.perf_counter
 
 BACKOFF_BASE_S = 0.5
 BACKOFF_CAP_S = 8.0
+USER_AGENT = f"firsttoken/{__version__}"
 
 
 @dataclass(frozen=True)
@@ -85,10 +77,13 @@ class ChatRequest:
     prompt_tokens_exact: bool = False
     # The raw (uncalibrated) count: what calibration compares with usage.prompt_tokens.
     prompt_tokens_counted: int | None = None
+    # Trimming is on and the conversation fits the budget uncounted: sent whole, nothing dropped.
+    trim_fits: bool = False
+    # The budget it fits when `trim_fits`: a context overflow is then the budget's fault.
+    trim_budget: int | None = None
 
     def body(self) -> dict[str, Any]:
-        """The request body as the article sends it, its messages in the form every server
-        accepts (wire_messages.py)."""
+        """The request body as the article sends it."""
         body: dict[str, Any] = {
             "model": self.model,
             "messages": wire_messages(self.messages),
@@ -111,15 +106,9 @@ class ClientError(Exception):
 
 def endpoint_host(base_url: str) -> str:
     try:
-        hostname = urlsplit(base_url).hostname
-    except ValueError:
-        hostname = None
-    return client_errors.host_port(base_url) if hostname else mask_url(base_url)
-
-
-def _count(value: object) -> int | None:
-    """A usage figure, when the server sent a number (bool is not one)."""
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+        return parse_url(base_url).origin.host_port
+    except BadURL:
+        return base_url
 
 
 def backoff_delay(retry_number: int, retry_after_s: float | None) -> float:
@@ -130,26 +119,37 @@ def backoff_delay(retry_number: int, retry_after_s: float | None) -> float:
     return delay * (0.5 + random.random() / 2)
 
 
-class _Reply:
-    """What the chunks of one request add up to."""
+def _auth_headers(
+    api_key: str | None, auth_header: str | None, target: Target | None
+) -> list[tuple[str, str]]:
+    if api_key:
+        if auth_header:  # e.g. Azure's `api-key: KEY`
+            return [(auth_header, api_key)]
+        return [("Authorization", f"Bearer {api_key}")]
+    if target is not None and target.username is not None:  # http://user:pass@host/v1
+        pair = f"{target.username}:{target.password or ''}".encode()
+        return [("Authorization", "Basic " + base64.b64encode(pair).decode("ascii"))]
+    return []
 
-    def __init__(self) -> None:
-        self.parts: list[str] = []  # content only: the reply text
-        self.counted_parts: list[str] = []  # content + reasoning + tool arguments: local count
-        self.first_byte_at: float | None = None
-        self.first_token_at: float | None = None
-        self.last_token_at: float | None = None
-        self.token_times: list[float] = []
-        self.finish_reason: str | None = None
-        self.done = False  # `data: [DONE]` arrived
-        self.broken_by: str | None = None  # what was wrong with a body that broke off
-        self.prompt_tokens_usage: int | None = None
-        self.completion_tokens_usage: int | None = None
-        self.events_seen = 0
 
-    @property
-    def text(self) -> str:
-        return "".join(self.parts)
+def _shown_endpoint(base_url: str) -> str:
+    """The base URL without user info or query: what a message or a file may hold."""
+    try:
+        target = parse_url(base_url)
+    except BadURL:
+        return without_query(base_url)
+    origin = target.origin
+    path = without_query(target.path_and_query).rstrip("/")
+    return f"{origin.scheme}://{origin.host_header}{path}"
+
+
+def _merged(
+    defaults: list[tuple[str, str]], extra: Mapping[str, str]
+) -> tuple[tuple[str, str], ...]:
+    """The default headers with `extra` added; an extra header replaces a default of its name."""
+    replaced = {name.lower() for name in extra}
+    kept = [(name, value) for name, value in defaults if name.lower() not in replaced]
+    return tuple(kept + list(extra.items()))
 
 
 class ChatClient:
@@ -165,13 +165,15 @@ class ChatClient:
         max_retries: int = 2,
         simulated: bool = False,
         counter: TokenCounter | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, str] | None = None,
+        auth_header: str | None = None,
+        proxies: ProxyRules | None = None,
+        dialects: DialectMemory | None = None,
     ) -> None:
-        # The query (a key or an API version some gateways take there) goes with every request
-        # as the SDK's default_query: joined onto the whole string, paths would land after it.
-        self.base_url, query = split_base_url(base_url)
-        # How a message names the URL asked: with the query, masked there (client_errors).
-        self._query = "?" + urlencode(query) if query else ""
+        self.base_url = base_url.rstrip("/")
         self._api_key = api_key
+        # What no message may show: the key, and the URL's own credentials and secret params.
         self._secrets = tuple(
             secret for secret in (api_key, *url_secrets(base_url)) if secret and len(secret) >= 4
         )
@@ -183,44 +185,101 @@ class ChatClient:
         self.simulated = simulated
         self.counter = counter
         self.host = endpoint_host(self.base_url)
-        # Our own watchdog enforces timeout_seconds before the first token and chunk_timeout_ms
-        # after it; the SDK's timeout is only a backstop for a watchdog that could not fire.
-        backstop = max(self.timeout_s, self.chunk_timeout_ms / 1000.0) + 5.0
-        self._sdk = openai.AsyncOpenAI(
-            base_url=self.base_url,
-            # The SDK refuses to start without a key; local servers accept any.
-            api_key=api_key or "no-key",
-            default_query=query or None,
-            max_retries=0,
-            timeout=openai.Timeout(backstop, connect=self.timeout_s),
-            http_client=http_client_on_asyncio(),
+        self.dialects = dialects if dialects is not None else DialectMemory()
+        # The endpoint as messages name it and dialects are remembered for it: no credentials
+        # from the URL, no query (it may hold a key).
+        self.endpoint = _shown_endpoint(self.base_url)
+        self._http = HttpClient(proxies)
+        self._url_problem: str | None = None
+        self._chat_target: Target | None = None
+        self._models_target: Target | None = None
+        try:
+            self._chat_target = parse_url(join_url(self.base_url, "chat/completions", extra_query))
+            self._models_target = parse_url(join_url(self.base_url, "models", extra_query))
+        except BadURL as problem:
+            self._url_problem = str(problem)
+        common = [
+            ("User-Agent", USER_AGENT),
+            ("Accept-Encoding", "identity"),
+            *_auth_headers(api_key, auth_header, self._chat_target),
+        ]
+        extra = dict(extra_headers or {})
+        self._stream_headers = _merged(
+            [*common, ("Accept", "text/event-stream"), ("Content-Type", "application/json")],
+            extra,
         )
+        self._whole_headers = _merged(
+            [*common, ("Accept", "application/json"), ("Content-Type", "application/json")],
+            extra,
+        )
+        self._models_headers = _merged([*common, ("Accept", "application/json")], extra)
+        self._prepared_on: asyncio.AbstractEventLoop | None = None
 
     async def aclose(self) -> None:
-        await self._sdk.close()
+        await self._http.aclose()
+
+    async def prepare(self) -> None:
+        """What the first request would otherwise pay inside its measured time, done once per
+        event loop: the TLS trust store loaded (https), the resolver's worker thread started
+        (a host name), JSON's first use. Nothing is sent."""
+        loop = asyncio.get_running_loop()
+        if self._prepared_on is loop:
+            return
+        self._prepared_on = loop
+        json.loads(json.dumps({"warm": [1.5, None]}))
+        target = self._chat_target
+        if target is None:
+            return
+        if target.origin.scheme == "https":
+            self._http.tls()
+        proxy = self._http.proxies.proxy_for(target.origin)
+        hop = proxy.origin if proxy is not None else target.origin
+        if not hop.is_ip_literal:
+            # The first lookup starts the loop's executor thread: start it now, on a name that
+            # needs no network.
+            await loop.run_in_executor(None, socket.getaddrinfo, "localhost", None)
 
     async def list_models(self) -> list[str]:
+        url = join_url(self.endpoint, "models")
         try:
-            page = await asyncio.wait_for(self._sdk.models.list(), self.timeout_s)
+            return await asyncio.wait_for(self._list_models(), self.timeout_s)
         except asyncio.TimeoutError:
-            raise ClientError(
-                client_errors.timeout_error(self.base_url + "/models", self.timeout_s)
-            ) from None
+            raise ClientError(client_errors.timeout_error(url, self.timeout_s)) from None
         except Exception as error:  # one line, never a traceback
-            raise ClientError(self._classify(error, "/models")) from None
-        return [model.id for model in page.data]
+            raise ClientError(self._classify(error, "models")) from None
+
+    async def _list_models(self) -> list[str]:
+        if self._models_target is None:
+            raise ValueError(f"base_url {self._url_problem}")
+        request = Request("GET", self._models_target, self._models_headers)
+        exchange = await self._http.open(request, [])
+        try:
+            if exchange.status >= 300:
+                text, _ = await exchange.read(64 * 1024)
+                head = exchange.head
+                raise StatusError(
+                    head.status, head.reason, head.headers, text.decode("utf-8", "replace")
+                )
+            body, _ = await exchange.read()
+        finally:
+            exchange.close()
+        page = json.loads(body)
+        data = page.get("data") if isinstance(page, dict) else None
+        if not isinstance(data, list):
+            raise json.JSONDecodeError("no model list", body.decode(errors="replace"), 0)
+        return [
+            item["id"]
+            for item in data
+            if isinstance(item, dict) and isinstance(item.get("id"), str)
+        ]
 
     # -- the request ------------------------------------------------------------------------
 
     def _classify(
-        self,
-        error: BaseException,
-        path: str = "/chat/completions",
-        trimmed_to: int | None = None,
+        self, error: BaseException, path: str = "chat/completions", trimmed_to: int | None = None
     ) -> ClassifiedError:
-        classified = client_errors.classify(
-            error, self.base_url + path + self._query, self._api_key, trimmed_to=trimmed_to
-        )
+        url = join_url(self.endpoint, path)
+        classified = client_errors.classify(error, url, self._api_key, trimmed_to=trimmed_to)
         return self._scrub(classified)
 
     def _scrub(self, classified: ClassifiedError) -> ClassifiedError:
@@ -232,53 +291,33 @@ class ChatClient:
             classified.kind, message, classified.retryable, classified.retry_after_s
         )
 
-    def _new_record(self, request: ChatRequest) -> RequestRecord:
-        trim = request.trim
-        record = RequestRecord(
-            model=request.model,
-            endpoint_host=self.host,
-            streamed=request.stream,
-            simulated=self.simulated,
-            prompt_tokens_estimated=request.prompt_tokens_estimated,
-            prompt_tokens_exact=request.prompt_tokens_exact,
-            trim_enabled=trim is not None,
-        )
-        if trim is not None:
-            record.tokens_before = trim.tokens_before
-            record.tokens_after = trim.tokens_after
-            record.dropped = list(trim.dropped)
-        else:
-            counted = request.prompt_tokens_counted
-            record.tokens_before = record.tokens_after = counted
-        request_class = classify(request.max_tokens, self.request_classes)
-        if request_class is not None:
-            record.request_class = request_class.name
-            record.ttft_target_ms = request_class.ttft_target_ms
-        return record
+    def _http_request(self, request: ChatRequest, adjustments: Sequence[str]) -> Request:
+        """The request as it goes on the wire: body built and serialised here, before the clock."""
+        assert self._chat_target is not None
+        body = adjusted_body(request.body(), adjustments) if adjustments else request.body()
+        headers = self._stream_headers if request.stream else self._whole_headers
+        return Request("POST", self._chat_target, headers, json.dumps(body).encode())
 
     async def stream(
         self, request: ChatRequest, cancel: asyncio.Event | None = None
     ) -> AsyncIterator[ClientEvent]:
         """Events for one request; always ends with exactly one Finished (see events.py)."""
-        record = self._new_record(request)
-        reply = _Reply()
+        record = new_record(
+            request,
+            endpoint_host=self.host,
+            simulated=self.simulated,
+            request_classes=self.request_classes,
+        )
+        reply = Reply()
         queue: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
         attempt: Attempt | None = None
         cancel_waiter: asyncio.Task[Any] | None = None
         started_at: float | None = None
         outcome = "eof"
         failure: ClassifiedError | None = None
-        body = request.body()
-        trimmed_to = request.trim.budget if request.trim is not None else None
+        adjustments = list(self.dialects.get(self.endpoint, request.model))
+        trimmed_to = request.trim.budget if request.trim is not None else request.trim_budget
         broke_off = False  # the response head arrived, then the connection closed mid-body
-        # The raw response, body unread: the SDK still builds the URL and headers, applies the
-        # timeouts and raises APIStatusError for 4xx/5xx before returning it.
-        raw_create = self._sdk.chat.completions.with_streaming_response.create
-
-        def open_response() -> Awaitable[Any]:
-            # The context manager's __aenter__ sends the request; its __aexit__ would only close
-            # the response, which the attempt does itself in every case.
-            return raw_create(**body).__aenter__()
 
         def on_cancel(_: object) -> None:
             if attempt is not None:
@@ -292,10 +331,23 @@ class ChatClient:
                     return
                 cancel_waiter = asyncio.ensure_future(cancel.wait())
                 cancel_waiter.add_done_callback(on_cancel)
+            if self._url_problem is not None:
+                failure = ClassifiedError(
+                    "connection", f"base_url {self._url_problem}: check base_url"
+                )
+                record.status = RequestStatus.ERROR
+                record.error_kind, record.error_message = failure.kind, failure.message
+                yield Finished(perf_counter(), record, "")
+                return
+            await self.prepare()
 
-            for attempt_number in range(self.max_retries + 1):
+            attempt_number = 0
+            backoff_retries = 0
+            while True:
+                http_request = self._http_request(request, adjustments)
                 attempt = Attempt(
-                    open_response,
+                    self._http,
+                    http_request,
                     streaming=request.stream,
                     timeout_s=self.timeout_s,
                     chunk_timeout_s=self.chunk_timeout_ms / 1000.0,
@@ -310,7 +362,7 @@ class ChatClient:
                     item = await queue.get()
                     tag = item[0]
                     if tag == CHUNK:
-                        for event in self._on_chunk(item[1], item[2], request.stream, reply):
+                        for event in reply.on_chunk(item[1], item[2], request.stream):
                             yield event
                     elif tag == STARTED:
                         if started_at is None:
@@ -334,18 +386,37 @@ class ChatClient:
                         # failed connection, and not worth retrying.
                         outcome, failure, broke_off = "eof", None, True
                         if isinstance(error, BrokenBody):
-                            reply.broken_by = error.message
+                            reply.broken_by = error.detail
+                asked = (
+                    adjustment_asked(error.status, error.body, adjustments)
+                    if isinstance(error, StatusError)
+                    else None
+                )
+                if asked is not None and failure is not None:
+                    # The model refuses a parameter: send again at once with the body it takes,
+                    # and remember that for this endpoint and model.
+                    adjustments.append(asked)
+                    self.dialects.learn(self.endpoint, request.model, asked)
+                    record.retries += 1
+                    attempt_number += 1
+                    yield Retrying(
+                        perf_counter(), attempt_number, 0.0, f"{failure.message}: sending again"
+                    )
+                    queue = asyncio.Queue()
+                    continue
                 retry = (
                     failure is not None
                     and failure.retryable
                     and not opened
-                    and attempt_number < self.max_retries
+                    and backoff_retries < self.max_retries
                 )
                 if not retry or failure is None:
                     break
-                delay = backoff_delay(attempt_number, failure.retry_after_s)
+                delay = backoff_delay(backoff_retries, failure.retry_after_s)
+                backoff_retries += 1
+                attempt_number += 1
                 record.retries += 1
-                yield Retrying(perf_counter(), attempt_number + 1, delay, failure.message)
+                yield Retrying(perf_counter(), attempt_number, delay, failure.message)
                 if cancel_waiter is not None:
                     await asyncio.wait((cancel_waiter,), timeout=delay)
                     if cancel is not None and cancel.is_set():
@@ -356,7 +427,28 @@ class ChatClient:
                 queue = asyncio.Queue()
 
             finished_at = perf_counter()
-            self._finish(record, reply, request, started_at, outcome, failure, broke_off)
+            record.adjustments = list(adjustments)
+            trace = None
+            if attempt is not None and attempt.started_at is not None:
+                trace = AttemptTrace(attempt.started_at, tuple(attempt.stamps), attempt.reused)
+            finish_record(
+                record,
+                reply,
+                request,
+                started_at=started_at,
+                outcome=outcome,
+                failure=failure,
+                broke_off=broke_off,
+                limits=Limits(
+                    join_url(self.endpoint, "chat/completions"),
+                    self.timeout_s,
+                    self.chunk_timeout_ms,
+                ),
+                thresholds=self.thresholds,
+                counter=self.counter,
+                scrub=self._scrub,
+                trace=trace,
+            )
             yield Finished(finished_at, record, reply.text)
         finally:
             if cancel_waiter is not None:
@@ -364,147 +456,3 @@ class ChatClient:
                 cancel_waiter.cancel()
             if attempt is not None:
                 await attempt.wait_closed()
-
-    def _on_chunk(
-        self, chunk: dict[str, Any], at: float, streaming: bool, reply: _Reply
-    ) -> list[ClientEvent]:
-        """One streamed chunk (or the whole non-stream body), a plain dict from json.loads."""
-        events: list[ClientEvent] = []
-        reply.events_seen += 1
-        if reply.first_byte_at is None:
-            reply.first_byte_at = at
-            events.append(FirstByte(at))
-        choice = first_choice(chunk)
-        if choice is not None:
-            part = choice.get("delta" if streaming else "message")
-            if isinstance(part, dict):
-                self._on_part(part, at, reply, events)
-            finish_reason = choice.get("finish_reason")
-            if finish_reason and isinstance(finish_reason, str):
-                reply.finish_reason = finish_reason
-        usage = chunk.get("usage")
-        if isinstance(usage, dict):
-            prompt_tokens = _count(usage.get("prompt_tokens"))
-            completion_tokens = _count(usage.get("completion_tokens"))
-            reply.prompt_tokens_usage = prompt_tokens
-            reply.completion_tokens_usage = completion_tokens
-            events.append(UsageReported(at, prompt_tokens, completion_tokens))
-        return events
-
-    def _on_part(
-        self, part: dict[str, Any], at: float, reply: _Reply, events: list[ClientEvent]
-    ) -> None:
-        content, reasoning, tool_calls = token_parts(part)
-        if not (content or reasoning or tool_calls):
-            return
-        if reply.first_token_at is None:
-            reply.first_token_at = at
-            events.append(FirstToken(at))
-        reply.last_token_at = at
-        reply.token_times.append(at)
-        if reasoning:
-            reply.counted_parts.append(reasoning)
-            events.append(Delta(reasoning, at, "reasoning"))
-        for call in tool_calls:
-            function = call.get("function") if isinstance(call, dict) else None
-            fragment = ""
-            if isinstance(function, dict):
-                name, arguments = function.get("name"), function.get("arguments")
-                fragment = (name if isinstance(name, str) else "") + (
-                    arguments if isinstance(arguments, str) else ""
-                )
-            reply.counted_parts.append(fragment)
-            events.append(Delta(fragment, at, "tool_call"))
-        if content:
-            reply.parts.append(content)
-            reply.counted_parts.append(content)
-            events.append(Delta(content, at, "content"))
-
-    # -- the record ---------------------------------------------------------------------------
-
-    def _output_tokens(self, reply: _Reply, record: RequestRecord) -> int | None:
-        if reply.completion_tokens_usage is not None:
-            record.output_tokens_source = "usage"
-            return reply.completion_tokens_usage
-        if not reply.token_times:
-            return None
-        record.output_tokens_source = "counted"
-        text = "".join(reply.counted_parts)
-        if self.counter is not None:
-            return self.counter.count_text(text)
-        return len(reply.token_times)  # one token per chunk is what most servers send
-
-    def _finish(
-        self,
-        record: RequestRecord,
-        reply: _Reply,
-        request: ChatRequest,
-        started_at: float | None,
-        outcome: str,
-        failure: ClassifiedError | None,
-        broke_off: bool = False,
-    ) -> None:
-        record.finish_reason = reply.finish_reason
-        record.prompt_tokens_usage = reply.prompt_tokens_usage
-        record.completion_tokens_usage = reply.completion_tokens_usage
-        if started_at is not None:
-            if reply.first_byte_at is not None:
-                record.ttfb_ms = (reply.first_byte_at - started_at) * 1000.0
-            derive_timings(
-                record,
-                first_token_at=reply.first_token_at,
-                last_token_at=reply.last_token_at,
-                token_times=reply.token_times,
-                started_at=started_at,
-                output_tokens=self._output_tokens(reply, record),
-            )
-            if not request.stream:
-                # TTFT = total by definition here; a per-token figure would be invented.
-                record.tpot_ms = None
-                record.output_tokens_per_s = None
-        record.ttft_level = self.thresholds.level(record.ttft_ms)
-        if record.ttft_target_ms is not None and record.ttft_ms is not None:
-            record.target_met = record.ttft_ms <= record.ttft_target_ms
-        self._calibrate(request, reply)
-
-        classified: ClassifiedError | None = None
-        if outcome == "cancelled":
-            record.status = RequestStatus.CANCELLED
-        elif outcome == "stalled":
-            record.status = RequestStatus.STALLED
-            classified = client_errors.stalled_error(self.chunk_timeout_ms)
-        elif outcome == "timeout":
-            record.status = RequestStatus.ERROR
-            classified = client_errors.timeout_error(
-                self.base_url + "/chat/completions", self.timeout_s
-            )
-        elif failure is not None:
-            record.status = RequestStatus.ERROR
-            classified = failure
-        elif request.stream and reply.finish_reason is None and not reply.done:
-            # DESIGN: a stream that ends without a finish reason or [DONE] did not complete.
-            record.status = RequestStatus.ENDED_EARLY
-            if reply.broken_by is not None:
-                classified = self._scrub(client_errors.broken_body_error(reply.broken_by))
-            elif reply.first_token_at is not None:
-                classified = client_errors.ended_early_error(broke_off)
-            else:
-                trimmed_to = request.trim.budget if request.trim is not None else None
-                classified = client_errors.empty_stream_error(
-                    events=reply.events_seen, broke_off=broke_off, trimmed_to=trimmed_to
-                )
-        else:
-            record.status = RequestStatus.OK
-        if classified is not None:
-            record.error_kind = classified.kind
-            record.error_message = classified.message
-
-    def _calibrate(self, request: ChatRequest, reply: _Reply) -> None:
-        counter = self.counter
-        counted = request.prompt_tokens_counted
-        actual = reply.prompt_tokens_usage
-        if counter is None or counted is None or actual is None or actual <= 0:
-            return
-        record_usage = getattr(counter, "record_usage", None)
-        if record_usage is not None:
-            record_usage(counted, actual)

@@ -3,15 +3,15 @@
 Why a separate task: the consumer (the app, `ask`) may be slow between events; timestamps taken
 here do not depend on it. The attempt is the only place that awaits the network, so a watchdog
 can end it at any moment with `Task.cancel()` (a deadline, a stall, the user's cancel) and the
-`finally` closes the HTTP response: no leaked connections.
+`finally` closes the response: no leaked connections.
 
-The SDK opens the request (URL, auth headers, timeouts, status errors as `APIStatusError`) and
-hands back the raw response; the body is read here: straight off the connection when it can be
-(client_body.py: no httpx layers per packet), through httpx otherwise. Each SSE event becomes a
-plain dict with one `json.loads`: the SDK's pydantic `ChatCompletionChunk` per event cost 0.59 s
-of CPU on a 4,000-chunk reply (a fifth of the app's CPU for it; `json.loads` of the same events:
-0.02 s). Reading the events ourselves also shows `data: [DONE]`, which the SDK swallows, so an
-early end can be told from a complete one (DESIGN: no finish reason AND no [DONE]).
+firsttoken's HTTP client (tui/engine/http/) sends the request, stamping each phase of it into
+`stamps`, and returns at the response head; a 3xx/4xx/5xx answer becomes a StatusError with its
+body's text. The body is read straight off the connection (client_body.py) and each SSE event
+becomes a plain dict with one `json.loads`: a pydantic chunk object per event cost 0.59 s of CPU
+on a 4,000-chunk reply (`json.loads` of the same events: 0.02 s). Reading the events ourselves
+also shows `data: [DONE]`, so an early end can be told from a complete one (DESIGN: no finish
+reason AND no [DONE]).
 
 A single lazy timer keeps the per-chunk cost at one float store: the chunk deadline moves with
 every token, and the timer only re-arms itself when it fires early.
@@ -20,27 +20,25 @@ every token, and the timer only re-arms itself when it fires early.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import time
-from collections.abc import Awaitable, Callable
 from typing import Any
 
-import openai
-
-from tui.engine.client_body import BrokenBody, divertible_stream, read_events
-from tui.engine.client_sse import EventSplitter, EventStreamError
+from tui.engine.client_body import read_events
+from tui.engine.http import Exchange, HttpClient, Request, ServerReportedError, StatusError
 
 # Queue items, each a tuple starting with one of these tags.
-STARTED = 0  # (STARTED, at)              the request is handed to the SDK
+STARTED = 0  # (STARTED, at)              the request is handed to the HTTP client
 OPENED = 1  # (OPENED, at)                response headers arrived (streaming only)
 CHUNK = 2  # (CHUNK, chunk, at)           one SSE event as a dict, or the whole non-stream body
 END = 3  # (END, outcome, error, at)      outcome: eof | error | timeout | stalled | cancelled
 DONE = 4  # (DONE, at)                    `data: [DONE]` arrived: the server says it is complete
 
 # After [DONE], the rest of the body (the chunked terminator, usually in the same read) is read
-# so the connection can be reused (the SDK does the same), but never for longer than this.
+# so the connection can be reused, but never for longer than this.
 DRAIN_S = 0.1
+# An error answer's body is read up to this much for its message; the rest is not needed.
+ERROR_BODY_LIMIT = 64 * 1024
 
 perf_counter = time.perf_counter
 
@@ -79,11 +77,11 @@ def has_token(chunk: dict[str, Any]) -> bool:
     return bool(content or reasoning or tool_calls)
 
 
-def parse_object(data: bytes, request: Any) -> dict[str, Any]:
+def parse_object(data: bytes) -> dict[str, Any]:
     """One SSE event's data (or a whole body) as a dict.
 
     Not JSON, or JSON that is not an object: `json.JSONDecodeError` (classified as bad_json).
-    An `{"error": ...}` object: `openai.APIError` with its message, as the SDK raises it.
+    An `{"error": ...}` object: ServerReportedError with its message.
     """
     try:
         parsed = json.loads(data)
@@ -99,25 +97,29 @@ def parse_object(data: bytes, request: Any) -> dict[str, Any]:
         message = reported.get("message") if isinstance(reported, dict) else reported
         if not isinstance(message, str) or not message:
             message = "An error occurred during streaming"
-        raise openai.APIError(message, request, body=reported)
+        raise ServerReportedError(message, reported)
     return parsed
 
 
 class Attempt:
-    """Runs `open_response()` and reads its body into `queue` until an END item."""
+    """Sends one request over `http` and reads its body into `queue` until an END item.
+
+    `stamps` gets each phase the HTTP client stamps (connection set-up, request sent, response
+    head); `reused` says whether the request went over a kept connection.
+    """
 
     def __init__(
         self,
-        open_response: Callable[[], Awaitable[Any]],
+        http: HttpClient,
+        request: Request,
         *,
         streaming: bool,
         timeout_s: float,
         chunk_timeout_s: float,
         queue: asyncio.Queue[tuple[Any, ...]],
     ) -> None:
-        # open_response: sends the request, raises the SDK's status/connection errors, returns
-        # the SDK's AsyncAPIResponse with the body still unread.
-        self._open_response = open_response
+        self._http = http
+        self._request = request
         self._streaming = streaming
         self._timeout_s = timeout_s
         self._chunk_timeout_s = chunk_timeout_s
@@ -127,6 +129,9 @@ class Attempt:
         self._deadline = 0.0
         self._deadline_reason = "timeout"
         self.abort_reason: str | None = None
+        self.started_at: float | None = None
+        self.stamps: list[tuple[str, float]] = []
+        self.reused: bool | None = None  # None until a connection was had
         self._ended = False
         self._done = False  # [DONE] arrived: whatever ends the attempt now, the reply is whole
         self._seen_token = False  # the chunk clock (chunk_timeout_s) has started
@@ -184,81 +189,41 @@ class Attempt:
 
     async def _run(self) -> None:
         put = self._queue.put_nowait
-        response = None
-        started = perf_counter()
+        exchange: Exchange | None = None
+        started = self.started_at = perf_counter()
         self._rearm(started + self._timeout_s, "timeout")
         put((STARTED, started))
         try:
-            response = await self._open_response()
+            exchange = await self._http.open(self._request, self.stamps)
+            self.reused = exchange.reused
+            if exchange.status >= 300:
+                text, _ = await exchange.read(ERROR_BODY_LIMIT)
+                head = exchange.head
+                raise StatusError(
+                    head.status, head.reason, head.headers, text.decode("utf-8", "replace")
+                )
             if self._streaming:
-                put((OPENED, perf_counter()))
-                await self._read_events(response.http_response)
+                put((OPENED, exchange.head_at))
+                await read_events(exchange, self._take_event)
             else:
-                http = response.http_response
-                try:
-                    body = await http.aread()
-                except Exception as error:  # as the SDK reports a body that breaks off
-                    raise openai.APIConnectionError(request=http.request) from error
-                at = perf_counter()
-                put((CHUNK, parse_object(body, http.request), at))
+                body, at = await exchange.read()
+                put((CHUNK, parse_object(body), at))
             self._end("eof", None)
         except asyncio.CancelledError:
             self._end("eof" if self._done else (self.abort_reason or "cancelled"), None)
         except Exception as error:  # classified by the client, never shown raw
-            self._end("error", error)
+            if self._done:  # [DONE] came: a body cut short after it lost nothing
+                self._end("eof", None)
+            else:
+                self._end("error", error)
         finally:
             if self._timer is not None:
                 self._timer.cancel()
                 self._timer = None
-            if response is not None:
-                with contextlib.suppress(Exception):  # closing is best effort
-                    await response.close()
+            if exchange is not None:
+                exchange.close()
 
-    async def _read_events(self, http: Any) -> None:
-        """Every SSE event into the queue, stamped when its bytes arrived; returns at the end."""
-        request = http.request
-        stream = divertible_stream(http)
-        if stream is not None:
-            done = await read_events(
-                stream, request, lambda event, at: self._take_event(event, at, request)
-            )
-            # The last chunk, read by h11 through httpx: the connection is then kept.
-            chunks = http.aiter_raw()
-            try:
-                if done:
-                    await self._drain(chunks.__anext__)
-                else:
-                    await self._read_rest(chunks.__anext__, request)
-            finally:
-                await chunks.aclose()
-            return
-        feed = EventSplitter().feed
-        chunks = http.aiter_bytes()
-        read = chunks.__anext__
-        try:
-            while True:
-                try:
-                    data = await read()
-                except StopAsyncIteration:
-                    return
-                except Exception as error:  # wrapped as the SDK's own stream wraps it
-                    raise openai.APIConnectionError(request=request) from error
-                at = perf_counter()
-                broken = None
-                try:
-                    events = feed(data)
-                except EventStreamError as error:  # what came before the break still counts
-                    events, broken = error.events, error
-                for event in events:
-                    if self._take_event(event, at, request):
-                        await self._drain(read)
-                        return
-                if broken is not None:
-                    raise BrokenBody(broken, request) from broken
-        finally:
-            await chunks.aclose()
-
-    def _take_event(self, event: bytes, at: float, request: Any) -> bool:
+    def _take_event(self, event: bytes, at: float) -> bool:
         """One event's data into the queue; True at `data: [DONE]` (take no more)."""
         if not event:
             # `data:` with nothing, a keep-alive some servers send: an event (TTFB counts any),
@@ -270,7 +235,7 @@ class Attempt:
             self._queue.put_nowait((DONE, at))
             self._rearm(at + DRAIN_S, "drained")  # the abort lands in _run as an eof
             return True
-        chunk = parse_object(event, request)
+        chunk = parse_object(event)
         self._queue.put_nowait((CHUNK, chunk, at))
         if self._seen_token:
             self._deadline = at + self._chunk_timeout_s
@@ -280,24 +245,3 @@ class Attempt:
             self._seen_token = True
             self._rearm(at + self._chunk_timeout_s, "stalled")
         return False
-
-    @staticmethod
-    async def _read_rest(read: Callable[[], Awaitable[bytes]], request: Any) -> None:
-        """The end of a body whose data was all read: nothing, or the error of one cut short."""
-        try:
-            while True:
-                await read()
-        except StopAsyncIteration:
-            return
-        except Exception as error:  # as the httpx path wraps it
-            raise openai.APIConnectionError(request=request) from error
-
-    @staticmethod
-    async def _drain(read: Callable[[], Awaitable[bytes]]) -> None:
-        """Read (and ignore) what follows [DONE], for connection reuse (bounded by the timer
-        `_take_event` set: DRAIN_S)."""
-        while True:
-            try:
-                await read()
-            except Exception:  # StopAsyncIteration, or a close after [DONE]: nothing lost
-                return

@@ -14,8 +14,14 @@ import ssl
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-import openai
-
+from tui.engine.http.errors import (
+    CLOSED,
+    PROXY,
+    RESET,
+    ConnectionFailed,
+    ServerReportedError,
+    StatusError,
+)
 from tui.engine.redact import mask_secret, mask_url
 
 # Longest Retry-After we honour before retrying; a server asking for minutes is better reported.
@@ -59,7 +65,7 @@ def _retry_after(headers: object) -> float | None:
         return None  # an HTTP-date; rare for LLM APIs, treat as unknown
 
 
-def _body_text(error: openai.APIStatusError) -> str:
+def _body_text(error: StatusError) -> str:
     body = error.body
     if isinstance(body, dict):
         inner = body.get("error", body)
@@ -72,10 +78,7 @@ def _body_text(error: openai.APIStatusError) -> str:
         return json.dumps(body)
     if body is not None:
         return str(body)
-    try:
-        return error.response.text
-    except Exception:  # the body may be unread or undecodable; the status still says enough
-        return ""
+    return error.text
 
 
 def _is_context_overflow(text: str) -> bool:
@@ -128,7 +131,7 @@ def _causes(error: BaseException) -> list[BaseException]:
 
 
 def _connection_cause(error: BaseException) -> BaseException:
-    """The innermost cause: the SDK wraps httpx errors, which wrap OS errors."""
+    """The innermost cause: the HTTP client's errors wrap OS and TLS errors."""
     seen = error
     while seen.__cause__ is not None or seen.__context__ is not None:
         nxt = seen.__cause__ or seen.__context__
@@ -139,12 +142,12 @@ def _connection_cause(error: BaseException) -> BaseException:
 
 
 def classify_status(
-    error: openai.APIStatusError,
+    error: StatusError,
     url: str,
     api_key: str | None,
     trimmed_to: int | None = None,
 ) -> ClassifiedError:
-    status = error.status_code
+    status = error.status
     if status == 404:
         return ClassifiedError(
             "not_found",
@@ -158,7 +161,7 @@ def classify_status(
             "check the API key (FIRSTTOKEN_API_KEY / OPENAI_API_KEY) for this base_url",
         )
     if status == 429:
-        after = _retry_after(error.response.headers)
+        after = _retry_after(error.headers)
         wait = f", retry after {after:g} s" if after is not None else ""
         return ClassifiedError(
             "rate_limited",
@@ -173,7 +176,7 @@ def classify_status(
             "server",
             f"server error HTTP {status} from {host_port(url)}{detail}",
             retryable=True,
-            retry_after_s=_retry_after(error.response.headers),
+            retry_after_s=_retry_after(error.headers),
         )
     if _is_context_overflow(text):
         return context_length_error(text, trimmed_to)
@@ -229,9 +232,9 @@ def classify_connection(error: BaseException, url: str) -> ClassifiedError:
 
 def _closed_before_answer(error: BaseException) -> bool:
     """Whether the server closed the connection before the response head (the request went
-    out): httpx says "Server disconnected", a reset says ECONNRESET."""
+    out): the HTTP client says CLOSED or RESET, an OS error says ECONNRESET."""
     for cause in _causes(error):
-        if type(cause).__name__ == "RemoteProtocolError" and "disconnected" in str(cause):
+        if isinstance(cause, ConnectionFailed) and cause.cause in (CLOSED, RESET):
             return True
         if isinstance(cause, (ConnectionResetError, BrokenPipeError)):
             return True
@@ -301,19 +304,32 @@ def stalled_error(chunk_timeout_ms: float) -> ClassifiedError:
     )
 
 
+def proxy_error(error: ConnectionFailed) -> ClassifiedError:
+    """A proxy from the environment that could not be reached or refused the tunnel (`where`
+    names it by host, port and variable, never with its credentials)."""
+    return ClassifiedError(
+        "connection",
+        f"proxy {error.where}: {_one_line(error.detail, 120)}: check the proxy variable "
+        "(or add the host to NO_PROXY)",
+        retryable=True,
+    )
+
+
 def classify(
     error: BaseException, url: str, api_key: str | None, *, trimmed_to: int | None = None
 ) -> ClassifiedError:
     """Any exception from one request attempt -> kind + one line (never a traceback).
     `trimmed_to`: the token budget the prompt was trimmed to (None: trimming was off)."""
-    if isinstance(error, openai.APIStatusError):
+    if isinstance(error, StatusError):
         return classify_status(error, url, api_key, trimmed_to)
     if isinstance(error, json.JSONDecodeError):
         return bad_json_error(url)
-    if isinstance(error, openai.APIConnectionError):
+    if isinstance(error, ConnectionFailed):
+        if error.cause == PROXY:
+            return proxy_error(error)
         return classify_connection(error, url)
-    if isinstance(error, openai.APIError):
-        # A mid-stream `{"error": ...}` object: the SDK raises a bare APIError with its message.
+    if isinstance(error, ServerReportedError):
+        # A mid-stream `{"error": ...}` object, with its message.
         text = _one_line(error.message or type(error).__name__, 160)
         if _is_context_overflow(text):
             return context_length_error(text, trimmed_to)

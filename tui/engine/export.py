@@ -2,11 +2,13 @@
 
 Where the conventions name a measure, its name and unit are used (durations in seconds):
 `gen_ai.server.time_to_first_token`, `gen_ai.server.time_per_output_token`,
-`gen_ai.client.operation.duration`, `gen_ai.client.token.usage` (by token type), with the
-attributes `gen_ai.operation.name`, `gen_ai.request.model`, `server.address` / `server.port`,
-`gen_ai.usage.*`, `gen_ai.response.finish_reasons` and `error.type`. What they do not cover
-(TTFB, trimming, the request class and its verdict, simulated figures) is under
-`firsttoken.*`. Records carry no API key, so neither does an export.
+`gen_ai.client.operation.duration`, `gen_ai.client.operation.time_to_first_chunk` (TTFB, for
+streamed requests only, as the conventions say), `gen_ai.client.token.usage` (by token type),
+`dns.lookup.duration` (the dns phase), with the attributes `gen_ai.operation.name`,
+`gen_ai.request.model`, `server.address` / `server.port`, `gen_ai.usage.*`,
+`gen_ai.response.finish_reasons` and `error.type`. What they do not cover (the other phases of
+TTFT, a reused connection, trimming, the request class and its verdict, body adjustments,
+simulated figures) is under `firsttoken.*`. Records carry no API key, so neither does an export.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from tui.engine.metrics import RequestRecord, RequestStatus
+from tui.engine.phases import PHASES
 
 
 def _seconds(ms: float | None) -> float | None:
@@ -32,6 +35,7 @@ def otel_attributes(record: RequestRecord) -> dict[str, Any]:
     address, port = _server(record.endpoint_host)
     input_tokens = record.prompt_tokens_usage
     failed = record.status != RequestStatus.OK
+    phases = record.phases_ms or {}
     return {
         "gen_ai.operation.name": "chat",
         "gen_ai.request.model": record.model,
@@ -40,6 +44,9 @@ def otel_attributes(record: RequestRecord) -> dict[str, Any]:
         "gen_ai.server.time_to_first_token": _seconds(record.ttft_ms),
         "gen_ai.server.time_per_output_token": _seconds(record.tpot_ms),
         "gen_ai.client.operation.duration": _seconds(record.total_ms),
+        "gen_ai.client.operation.time_to_first_chunk": (
+            _seconds(record.ttfb_ms) if record.streamed else None
+        ),
         "gen_ai.client.token.usage": {"input": input_tokens, "output": record.output_tokens},
         "gen_ai.usage.input_tokens": input_tokens,
         "gen_ai.usage.output_tokens": record.output_tokens,
@@ -64,4 +71,8 @@ def otel_attributes(record: RequestRecord) -> dict[str, Any]:
         "firsttoken.request_class": record.request_class,
         "firsttoken.ttft_target": _seconds(record.ttft_target_ms),
         "firsttoken.target_met": record.target_met,
+        "dns.lookup.duration": _seconds(phases.get("dns")),
+        **{f"firsttoken.phase.{name}": _seconds(phases.get(name)) for name in PHASES},
+        "firsttoken.connection.reused": record.connection_reused,
+        "firsttoken.adjustments": list(record.adjustments),
     }

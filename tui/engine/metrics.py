@@ -8,8 +8,8 @@ OpenTelemetry define it. All durations here are milliseconds unless a name says 
 from __future__ import annotations
 
 import math
+import os
 import time
-import uuid
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from enum import Enum
@@ -86,6 +86,15 @@ def percentile(values: Sequence[float], q: float) -> float | None:
     return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
 
 
+def new_id() -> str:
+    """A random UUID (version 4) as 32 hex digits, as `uuid.uuid4().hex` writes it; built here
+    because importing uuid imports `platform`, which `ask` would pay for before it sends."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = (raw[6] & 0x0F) | 0x40  # version 4
+    raw[8] = (raw[8] & 0x3F) | 0x80  # the RFC 4122 variant
+    return raw.hex()
+
+
 @dataclass(frozen=True, slots=True)
 class DroppedMessage:
     index: int
@@ -100,7 +109,7 @@ class RequestRecord:
     endpoint_host: str
     streamed: bool
     simulated: bool = False
-    id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    id: str = field(default_factory=new_id)
     started_at_epoch: float = field(default_factory=time.time)
     status: RequestStatus = RequestStatus.OK
     error_kind: str | None = None
@@ -128,6 +137,11 @@ class RequestRecord:
     request_class: str | None = None
     ttft_target_ms: float | None = None
     target_met: bool | None = None
+    # Where TTFT went (phases.py): phase name -> ms, in order; None when nothing was sent.
+    phases_ms: dict[str, float] | None = None
+    connection_reused: bool | None = None  # the last attempt went over a kept connection
+    # Body adjustments a model needed (dialects.py), e.g. ["max_completion_tokens"].
+    adjustments: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, object]:
         data = asdict(self)

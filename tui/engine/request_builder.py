@@ -2,6 +2,10 @@
 
 When trimming is off the request carries `trim=None` (the record then says `trim_enabled=False`)
 and the messages are still counted, so the UI can show how far over budget they are.
+
+`ask` sends without counting first when it can (`uncounted_request`): with trimming off, or a
+conversation that fits the budget whatever the tokenizer (prompt_bound.py), nothing depends on
+the count, which `fill_prompt_counts` then puts in the record after the reply.
 """
 
 from __future__ import annotations
@@ -11,10 +15,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tui.engine.client import ChatRequest
-from tui.engine.trim import TrimPolicy, TrimResult, trim
 
 if TYPE_CHECKING:
+    from tui.engine.metrics import RequestRecord
     from tui.engine.tokens import TokenCounter
+    from tui.engine.trim import TrimPolicy, TrimResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +45,8 @@ def build_request(
     budget: int | None = None,
 ) -> ChatRequest:
     """The request for `messages`; `budget` defaults to the settings' token budget."""
+    from tui.engine.trim import trim  # its tokenizer is loaded here anyway
+
     result: TrimResult | None = None
     if trim_enabled:
         result = trim(
@@ -64,3 +71,39 @@ def build_request(
         prompt_tokens_exact=counter.exact,
         prompt_tokens_counted=counted,
     )
+
+
+def uncounted_request(
+    messages: Sequence[dict[str, Any]],
+    *,
+    model: str,
+    temperature: float,
+    max_tokens: int,
+    stream: bool,
+    trim_enabled: bool,
+    budget: int | None = None,
+) -> ChatRequest:
+    """The request for a conversation sent whole without counting it first: trimming is off,
+    or it fits `budget` whatever the tokenizer (`prompt_bound.fits_without_counting`)."""
+    return ChatRequest(
+        messages=list(messages),
+        model=model,
+        stream=stream,
+        temperature=temperature,
+        max_tokens=max_tokens,
+        trim_fits=trim_enabled,
+        trim_budget=budget if trim_enabled else None,
+    )
+
+
+def fill_prompt_counts(
+    record: RequestRecord, messages: Sequence[dict[str, Any]], counter: TokenCounter
+) -> None:
+    """The prompt's counts for the record of an `uncounted_request`, once the reply is in (the
+    counter learns from the server's usage as after any reply)."""
+    counted = counter.count_messages(messages)
+    record.prompt_tokens_estimated = counter.calibrated(counted)
+    record.prompt_tokens_exact = counter.exact
+    record.tokens_before = record.tokens_after = counted
+    if record.prompt_tokens_usage:
+        counter.record_usage(counted, record.prompt_tokens_usage)

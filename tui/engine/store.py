@@ -29,10 +29,18 @@ from urllib.parse import quote
 
 from tui.engine.metrics import DroppedMessage, RequestRecord, RequestStatus, TtftLevel
 
-SCHEMA_VERSION = 2
-# What each version adds to the one before (version 1 is _SCHEMA_V1).
+SCHEMA_VERSION = 3
+# What each version adds to the one before (version 1 is _SCHEMA_V1). No comments inside the
+# statements: SQLite keeps an added column's text in the table's CREATE statement.
 _MIGRATIONS = {
+    # A reply saved while it streamed, not yet finished (or cut off by a kill).
     2: ("ALTER TABLE records ADD COLUMN incomplete INTEGER NOT NULL DEFAULT 0",),
+    # Where TTFT went (RequestRecord.phases_ms as a JSON object in phase order, and
+    # connection_reused) in columns of their own for queries; record_json has them too.
+    3: (
+        "ALTER TABLE records ADD COLUMN connection_reused INTEGER",
+        "ALTER TABLE records ADD COLUMN phases_json TEXT",
+    ),
 }
 _SIDE_FILES = ("-wal", "-shm", "-journal")
 
@@ -73,7 +81,6 @@ CREATE TABLE records (
 CREATE INDEX records_by_time ON records (started_at_epoch);
 CREATE INDEX records_by_chat ON records (chat_id, started_at_epoch);
 """
-
 
 class StoreError(Exception):
     """One line naming the database file and what to do."""
@@ -301,8 +308,8 @@ class Store:
                 "INSERT OR REPLACE INTO records (id, chat_id, started_at_epoch, model,"
                 " endpoint_host, status, error_kind, streamed, simulated, trim_enabled, ttft_ms,"
                 " total_ms, tpot_ms, output_tokens, prompt_tokens_estimated, record_json,"
-                " reply_text, incomplete)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " reply_text, incomplete, connection_reused, phases_json)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     record.id,
                     chat_id,
@@ -322,6 +329,8 @@ class Store:
                     json.dumps(data),
                     reply_text,
                     int(incomplete),
+                    None if record.connection_reused is None else int(record.connection_reused),
+                    None if record.phases_ms is None else json.dumps(record.phases_ms),
                 ),
             )
             db.execute("COMMIT")

@@ -5,8 +5,9 @@ Chat overhead follows OpenAI's documented recipe (the cookbook's num_tokens_from
 the reply. Tool calls add their function name and arguments. Image parts add 85 tokens (the
 low-detail base); the calibration ratio learnt from `usage.prompt_tokens` absorbs the rest.
 
-A counter is cheap to make; the vocabulary is loaded on first use (0.2-0.5 s, once per
-process and encoding, see vocabulary.py), so call `load()` off the UI thread.
+A counter is cheap to make (it imports no tiktoken); the vocabulary is loaded on first use
+(0.2-0.5 s, once per process and encoding, see vocabulary.py), so call `load()` off the UI
+thread.
 """
 
 from __future__ import annotations
@@ -15,15 +16,21 @@ import json
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import islice
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tui.engine import vocabulary as vocab
 from tui.engine.calibration import Calibration
 
-TOKENS_PER_MESSAGE = 3
-TOKENS_PER_NAME = 1
-REPLY_PRIMING = 3
-IMAGE_PART_TOKENS = 85
+# The chat framing lives beside the bound that must never count fewer (prompt_bound.py).
+from tui.engine.prompt_bound import (
+    IMAGE_PART_TOKENS,
+    REPLY_PRIMING,
+    TOKENS_PER_MESSAGE,
+    TOKENS_PER_NAME,
+)
+
+if TYPE_CHECKING:
+    from tui.engine import vocabulary as vocab
+
 # Memo size in messages; beyond it the oldest quarter is forgotten (recounted if seen again).
 MEMO_LIMIT = 50_000
 
@@ -94,7 +101,9 @@ def encoding_for(model: str) -> tuple[str, bool]:
 
         return encoding_name_for_model(bare), True
     except Exception:  # KeyError for unknown models; anything else means tiktoken is broken
-        return vocab.DEFAULT_ENCODING, False
+        from tui.engine.vocabulary import DEFAULT_ENCODING
+
+        return DEFAULT_ENCODING, False
 
 
 class TokenCounter:
@@ -102,7 +111,9 @@ class TokenCounter:
 
     def __init__(self, model: str = "gpt-4o-mini") -> None:
         self.model = model
-        self.requested_encoding, self.known_model = encoding_for(model)
+        # Which encoding: looked up on first use, since the lookup imports tiktoken (`ask`
+        # sends its request before anything imports it, and counts after the reply).
+        self._encoding: tuple[str, bool] | None = None
         self._vocabulary: vocab.Vocabulary | None = None
         self._load_lock = threading.Lock()
         self._memo: dict[MessageKey, int] = {}
@@ -113,12 +124,28 @@ class TokenCounter:
 
     # -- vocabulary -------------------------------------------------------------------------
 
+    @property
+    def requested_encoding(self) -> str:
+        if self._encoding is None:
+            self._encoding = encoding_for(self.model)
+        return self._encoding[0]
+
+    @property
+    def known_model(self) -> bool:
+        if self._encoding is None:
+            self._encoding = encoding_for(self.model)
+        return self._encoding[1]
+
     def load(self) -> TokenCounter:
         """Load the vocabulary now (it otherwise loads on first use). Never raises."""
         if self._vocabulary is None:
             with self._load_lock:
                 if self._vocabulary is None:
-                    self._vocabulary = vocab.vocabulary(self.requested_encoding)
+                    # Imported here: a counter that never counts (ask's before it sends) costs
+                    # no vocabulary machinery.
+                    from tui.engine.vocabulary import vocabulary
+
+                    self._vocabulary = vocabulary(self.requested_encoding)
         return self
 
     @property
