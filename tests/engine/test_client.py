@@ -187,23 +187,22 @@ def _chunk(delta: dict, finish_reason: str | None = None) -> dict:
 
 def test_what_counts_as_the_first_token() -> None:
     # Parsing only (the chunks a reasoning model or a tool call streams); no HTTP involved.
-    from tui.engine.client import _Reply
     from tui.engine.client_attempt import has_token
+    from tui.engine.reply_assembly import Reply
 
-    client = make_client("http://127.0.0.1:9/v1")
     role_only = _chunk({"role": "assistant", "content": ""})
     reasoning = _chunk({"reasoning_content": "thinking"})
     tool = _chunk({"tool_calls": [{"index": 0, "function": {"name": "f", "arguments": "{"}}]})
     content = _chunk({"content": "hi"})
     assert not has_token(role_only)
     assert has_token(reasoning) and has_token(tool) and has_token(content)
-    reply = _Reply()
-    events = client._on_chunk(role_only, 1.0, True, reply)
+    reply = Reply()
+    events = reply.on_chunk(role_only, 1.0, True)
     assert [type(e) for e in events] == [FirstByte] and reply.first_token_at is None
-    events = client._on_chunk(reasoning, 2.0, True, reply)
+    events = reply.on_chunk(reasoning, 2.0, True)
     assert [type(e) for e in events] == [FirstToken, Delta] and reply.first_token_at == 2.0
     assert events[1].kind == "reasoning" and reply.text == ""
-    events = client._on_chunk(tool, 3.0, True, reply)
+    events = reply.on_chunk(tool, 3.0, True)
     assert [e.kind for e in events] == ["tool_call"] and events[0].text == "f{"
-    client._on_chunk(content, 4.0, True, reply)
+    reply.on_chunk(content, 4.0, True)
     assert reply.text == "hi" and reply.token_times == [2.0, 3.0, 4.0]

@@ -1,0 +1,247 @@
+"""A reply assembled from what the server sent: chunks in, events and the filled record out.
+
+The client (client.py) runs the request: attempts, retries, backoff, cancel and timeouts. What
+the chunks of the attempt that answered add up to lives here: the reply text, the receipt time
+of each token, the finish reason and usage, the output-token count, and at the end the record's
+figures and its status (ok, stalled, ended early, cancelled or error) with its one-line error.
+Timing follows DESIGN.md: TTFB at the first SSE event of any kind, TTFT at the first chunk that
+carries content, reasoning or a tool-call delta, total at the last such chunk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from tui.engine import client_errors
+from tui.engine.client_attempt import first_choice, token_parts
+from tui.engine.client_errors import ClassifiedError
+from tui.engine.events import ClientEvent, Delta, FirstByte, FirstToken, UsageReported
+from tui.engine.metrics import (
+    RequestClass,
+    RequestRecord,
+    RequestStatus,
+    Thresholds,
+    classify,
+    derive_timings,
+)
+
+if TYPE_CHECKING:
+    from tui.engine.client import ChatRequest
+    from tui.engine.tokens import TokenCounter
+
+
+def _count(value: object) -> int | None:
+    """A usage figure, when the server sent a number (bool is not one)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+class Reply:
+    """What the chunks of one request add up to."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []  # content only: the reply text
+        self.counted_parts: list[str] = []  # content + reasoning + tool arguments: local count
+        self.first_byte_at: float | None = None
+        self.first_token_at: float | None = None
+        self.last_token_at: float | None = None
+        self.token_times: list[float] = []
+        self.finish_reason: str | None = None
+        self.done = False  # `data: [DONE]` arrived
+        self.broken_by: str | None = None  # what was wrong with a body that broke off
+        self.prompt_tokens_usage: int | None = None
+        self.completion_tokens_usage: int | None = None
+        self.events_seen = 0
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
+
+    def on_chunk(self, chunk: dict[str, Any], at: float, streaming: bool) -> list[ClientEvent]:
+        """One streamed chunk (or the whole non-stream body), a plain dict from json.loads."""
+        events: list[ClientEvent] = []
+        self.events_seen += 1
+        if self.first_byte_at is None:
+            self.first_byte_at = at
+            events.append(FirstByte(at))
+        choice = first_choice(chunk)
+        if choice is not None:
+            part = choice.get("delta" if streaming else "message")
+            if isinstance(part, dict):
+                self._on_part(part, at, events)
+            finish_reason = choice.get("finish_reason")
+            if finish_reason and isinstance(finish_reason, str):
+                self.finish_reason = finish_reason
+        usage = chunk.get("usage")
+        if isinstance(usage, dict):
+            prompt_tokens = _count(usage.get("prompt_tokens"))
+            completion_tokens = _count(usage.get("completion_tokens"))
+            self.prompt_tokens_usage = prompt_tokens
+            self.completion_tokens_usage = completion_tokens
+            events.append(UsageReported(at, prompt_tokens, completion_tokens))
+        return events
+
+    def _on_part(self, part: dict[str, Any], at: float, events: list[ClientEvent]) -> None:
+        content, reasoning, tool_calls = token_parts(part)
+        if not (content or reasoning or tool_calls):
+            return
+        if self.first_token_at is None:
+            self.first_token_at = at
+            events.append(FirstToken(at))
+        self.last_token_at = at
+        self.token_times.append(at)
+        if reasoning:
+            self.counted_parts.append(reasoning)
+            events.append(Delta(reasoning, at, "reasoning"))
+        for call in tool_calls:
+            function = call.get("function") if isinstance(call, dict) else None
+            fragment = ""
+            if isinstance(function, dict):
+                name, arguments = function.get("name"), function.get("arguments")
+                fragment = (name if isinstance(name, str) else "") + (
+                    arguments if isinstance(arguments, str) else ""
+                )
+            self.counted_parts.append(fragment)
+            events.append(Delta(fragment, at, "tool_call"))
+        if content:
+            self.parts.append(content)
+            self.counted_parts.append(content)
+            events.append(Delta(content, at, "content"))
+
+
+def new_record(
+    request: ChatRequest,
+    *,
+    endpoint_host: str,
+    simulated: bool,
+    request_classes: Sequence[RequestClass],
+) -> RequestRecord:
+    """The record of `request` before anything is sent: what was asked, where, and its class."""
+    trim = request.trim
+    record = RequestRecord(
+        model=request.model,
+        endpoint_host=endpoint_host,
+        streamed=request.stream,
+        simulated=simulated,
+        prompt_tokens_estimated=request.prompt_tokens_estimated,
+        prompt_tokens_exact=request.prompt_tokens_exact,
+        trim_enabled=trim is not None,
+    )
+    if trim is not None:
+        record.tokens_before = trim.tokens_before
+        record.tokens_after = trim.tokens_after
+        record.dropped = list(trim.dropped)
+    else:
+        counted = request.prompt_tokens_counted
+        record.tokens_before = record.tokens_after = counted
+    request_class = classify(request.max_tokens, request_classes)
+    if request_class is not None:
+        record.request_class = request_class.name
+        record.ttft_target_ms = request_class.ttft_target_ms
+    return record
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """What the end of a request is judged against, and named in its one-line error."""
+
+    url: str  # the chat completions URL (a timeout names its host)
+    timeout_s: float
+    chunk_timeout_ms: float
+
+
+def output_tokens(reply: Reply, record: RequestRecord, counter: TokenCounter | None) -> int | None:
+    """The server's completion_tokens when sent, else the reply counted here (the record says
+    which)."""
+    if reply.completion_tokens_usage is not None:
+        record.output_tokens_source = "usage"
+        return reply.completion_tokens_usage
+    if not reply.token_times:
+        return None
+    record.output_tokens_source = "counted"
+    text = "".join(reply.counted_parts)
+    if counter is not None:
+        return counter.count_text(text)
+    return len(reply.token_times)  # one token per chunk is what most servers send
+
+
+def finish_record(
+    record: RequestRecord,
+    reply: Reply,
+    request: ChatRequest,
+    *,
+    started_at: float | None,
+    outcome: str,
+    failure: ClassifiedError | None,
+    broke_off: bool = False,
+    limits: Limits,
+    thresholds: Thresholds,
+    counter: TokenCounter | None,
+    scrub: Callable[[ClassifiedError], ClassifiedError],
+) -> None:
+    """Fill the record's figures and its status from the reply and how the request ended
+    (`outcome`: eof, error, timeout, stalled or cancelled; `failure`: a classified error;
+    `broke_off`: the connection closed after the response head)."""
+    record.finish_reason = reply.finish_reason
+    record.prompt_tokens_usage = reply.prompt_tokens_usage
+    record.completion_tokens_usage = reply.completion_tokens_usage
+    if started_at is not None:
+        if reply.first_byte_at is not None:
+            record.ttfb_ms = (reply.first_byte_at - started_at) * 1000.0
+        derive_timings(
+            record,
+            first_token_at=reply.first_token_at,
+            last_token_at=reply.last_token_at,
+            token_times=reply.token_times,
+            started_at=started_at,
+            output_tokens=output_tokens(reply, record, counter),
+        )
+        if not request.stream:
+            # TTFT = total by definition here; a per-token figure would be invented.
+            record.tpot_ms = None
+            record.output_tokens_per_s = None
+    record.ttft_level = thresholds.level(record.ttft_ms)
+    if record.ttft_target_ms is not None and record.ttft_ms is not None:
+        record.target_met = record.ttft_ms <= record.ttft_target_ms
+    _calibrate(request, reply, counter)
+
+    classified: ClassifiedError | None = None
+    if outcome == "cancelled":
+        record.status = RequestStatus.CANCELLED
+    elif outcome == "stalled":
+        record.status = RequestStatus.STALLED
+        classified = client_errors.stalled_error(limits.chunk_timeout_ms)
+    elif outcome == "timeout":
+        record.status = RequestStatus.ERROR
+        classified = client_errors.timeout_error(limits.url, limits.timeout_s)
+    elif failure is not None:
+        record.status = RequestStatus.ERROR
+        classified = failure
+    elif request.stream and reply.finish_reason is None and not reply.done:
+        # DESIGN: a stream that ends without a finish reason or [DONE] did not complete.
+        record.status = RequestStatus.ENDED_EARLY
+        if reply.broken_by is not None:
+            classified = scrub(client_errors.broken_body_error(reply.broken_by))
+        elif reply.first_token_at is not None:
+            classified = client_errors.ended_early_error(broke_off)
+        else:
+            trimmed_to = request.trim.budget if request.trim is not None else None
+            classified = client_errors.empty_stream_error(
+                events=reply.events_seen, broke_off=broke_off, trimmed_to=trimmed_to
+            )
+    else:
+        record.status = RequestStatus.OK
+    if classified is not None:
+        record.error_kind = classified.kind
+        record.error_message = classified.message
+
+
+def _calibrate(request: ChatRequest, reply: Reply, counter: TokenCounter | None) -> None:
+    counted = request.prompt_tokens_counted
+    actual = reply.prompt_tokens_usage
+    if counter is None or counted is None or actual is None or actual <= 0:
+        return
+    record_usage = getattr(counter, "record_usage", None)
+    if record_usage is not None:
+        record_usage(counted, actual)
