@@ -202,6 +202,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="print one JSON object (reply and latency record) instead of text, whatever fails",
     )
     ask.add_argument(
+        "--max-tokens",
+        type=_positive_int,
+        metavar="N",
+        default=None,
+        help="the longest reply to ask for (default: from the config); the request class "
+        "follows it",
+    )
+    ask.add_argument(
+        "--no-reasoning",
+        action="store_true",
+        help="do not print a reasoning model's thinking (it goes to stderr, dimmed on a "
+        "terminal; --json carries it as `reasoning` either way)",
+    )
+    ask.add_argument(
         "--raw",
         action="store_true",
         help="print the model's text unchanged, terminal control characters included "

@@ -53,9 +53,13 @@ max_retries = 2
 [llm.streaming]
 # Stream the reply token by token (settings.json streaming.enabled wins). Default true.
 enabled = true
-# After the first chunk, a gap longer than this ends the stream as "stalled" (the partial
-# reply is kept). Milliseconds, default 800.
+# After the first token, a gap longer than this is a pause: reported live ("no token for
+# 1.2 s…") and counted in the request's record, and the reply goes on. Milliseconds,
+# default 800.
 chunk_timeout_ms = 800
+# Optional: a gap longer than this ends the stream as "stalled" (the partial reply is kept);
+# at least chunk_timeout_ms. Milliseconds, default 30000.
+# stall_timeout_ms = 30000
 # TTFT from this many milliseconds is shown as a warning (settings.json metrics.ttftWarnMs
 # wins). Default 1200.
 first_token_warn_ms = 1200

@@ -18,6 +18,7 @@ import contextlib
 import os
 import signal
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
@@ -33,7 +34,8 @@ from tui.commands._common import (
 )
 from tui.commands.ask_output import error_payload, json_payload, summary_line
 from tui.commands.ask_saving import ReplyKeeper
-from tui.engine.events import Delta, Finished
+from tui.engine.buffering import buffered_message
+from tui.engine.events import Delta, Finished, FirstAnswerToken
 from tui.engine.inert import InertStream, json_text
 
 if TYPE_CHECKING:
@@ -111,6 +113,41 @@ class _Stopped:
         return 128 + self.signal
 
 
+class _Reasoning:
+    """The model's thinking on stderr as it streams: dimmed on a terminal (unless NO_COLOR),
+    plain otherwise, always inert; ended with a line break when the answer starts."""
+
+    def __init__(self, stream: TextIO, *, shown: bool, raw: bool) -> None:
+        self.stream = stream
+        self.shown = shown
+        self.dim = _color_allowed(stream)
+        self.inert = None if raw else InertStream()
+        self.open = False  # reasoning was written and not ended with a line break yet
+
+    def write(self, text: str) -> None:
+        if not self.shown:
+            return
+        out = self.inert.feed(text) if self.inert else text
+        if self.dim and out:
+            out = f"\x1b[2m{out}\x1b[0m"
+        try:
+            self.stream.write(out)
+            self.stream.flush()
+        except OSError:
+            self.shown = False
+            return
+        self.open = True
+
+    def end(self) -> None:
+        if not self.open:
+            return
+        self.open = False
+        tail = self.inert.flush() if self.inert else ""
+        with contextlib.suppress(OSError):
+            self.stream.write(tail + "\n")
+            self.stream.flush()
+
+
 async def _exchange(
     client: ChatClient,
     request: ChatRequest,
@@ -119,6 +156,7 @@ async def _exchange(
     *,
     show_reply: bool,
     raw: bool,
+    show_reasoning: bool = True,
 ) -> Finished:
     cancel = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -136,12 +174,16 @@ async def _exchange(
             installed.append(signum)
     out = sys.stdout
     inert = None if raw else InertStream()
+    thinking = _Reasoning(sys.stderr, shown=show_reply and show_reasoning, raw=raw)
     finished: Finished | None = None
     keeper.start(request, client.host, client.simulated)
     saver = asyncio.ensure_future(keeper.run_saver())
     try:
         async for event in client.stream(request, cancel):
             if isinstance(event, Delta):
+                if event.kind == "reasoning":
+                    thinking.write(event.text)
+                    continue
                 if event.kind != "content":
                     continue
                 keeper.add(event.text)
@@ -152,8 +194,11 @@ async def _exchange(
                     except OSError:  # the reader went away (`| head`) or the terminal closed
                         stopped.broken_pipe = True
                         cancel.set()
+            elif isinstance(event, FirstAnswerToken):
+                thinking.end()
             elif isinstance(event, Finished):
                 finished = event
+        thinking.end()
         if show_reply and inert is not None and not stopped.broken_pipe:
             with contextlib.suppress(OSError):
                 out.write(inert.flush())
@@ -232,6 +277,14 @@ def run(args: argparse.Namespace, config: Config) -> int:
     stream = getattr(args, "stream", None)
     if stream is None:
         stream = config.streaming
+    max_tokens = getattr(args, "max_tokens", None)
+    if max_tokens is not None and max_tokens > config.reserve_for_output:
+        return fail(
+            f"--max-tokens {max_tokens:,} exceeds the output reserve ({config.reserve_for_output:,}"
+            f", {config.origin('reserve_for_output')}): the budget plus the reply must fit the "
+            "context window; ask for less or raise reserveForOutput",
+            as_json,
+        )
 
     counter = get_counter(config.model)
     try:
@@ -245,6 +298,8 @@ def run(args: argparse.Namespace, config: Config) -> int:
         )
     except ValueError as problem:  # e.g. an invalid trim policy
         return fail(str(problem), as_json)
+    if max_tokens is not None:
+        request = replace(request, max_tokens=max_tokens, max_tokens_asked=True)
 
     stopped = _Stopped()
     with contextlib.ExitStack() as stack:
@@ -258,7 +313,15 @@ def run(args: argparse.Namespace, config: Config) -> int:
                 sys.stdout.write(json_text(failed) + "\n")
             return EXIT_USAGE
         finished = asyncio.run(
-            _exchange(client, request, keeper, stopped, show_reply=not as_json, raw=raw)
+            _exchange(
+                client,
+                request,
+                keeper,
+                stopped,
+                show_reply=not as_json,
+                raw=raw,
+                show_reasoning=not getattr(args, "no_reasoning", False),
+            )
         )
         keeper.finish(finished)  # saved before anything more is written: stdout may be gone
 
@@ -268,13 +331,17 @@ def run(args: argparse.Namespace, config: Config) -> int:
     try:
         if as_json:
             json_printed = True
-            payload = json_payload(record, finished.text, chat_id=keeper.chat_id)
+            payload = json_payload(
+                record, finished.text, chat_id=keeper.chat_id, reasoning=finished.reasoning
+            )
             sys.stdout.write(json_text(payload) + "\n")
         elif finished.text and not finished.text.endswith("\n"):
             sys.stdout.write("\n")
         sys.stdout.flush()
         if not as_json:
             print(summary_line(record, color=_color_allowed(sys.stderr)), file=sys.stderr)
+            if record.buffered:
+                warning(buffered_message())
     except OSError:
         if stopped.signal is None:
             raise

@@ -30,7 +30,7 @@ import openai
 from tui.engine import client_errors
 from tui.engine.asyncio_network import http_client_on_asyncio
 from tui.engine.base_url import split_base_url
-from tui.engine.client_attempt import CHUNK, DONE, END, OPENED, STARTED, Attempt
+from tui.engine.client_attempt import CHUNK, DONE, END, OPENED, PAUSED, STARTED, Attempt
 from tui.engine.client_body import BrokenBody
 from tui.engine.client_errors import ClassifiedError
 from tui.engine.events import ClientEvent, Finished, RequestStarted, Retrying
@@ -60,6 +60,9 @@ class ChatRequest:
     prompt_tokens_exact: bool = False
     # The raw (uncalibrated) count: what calibration compares with usage.prompt_tokens.
     prompt_tokens_counted: int | None = None
+    # max_tokens was asked for this request (a flag, `check`), not the config's default: the
+    # request class follows it (request_classes.py).
+    max_tokens_asked: bool = False
 
     def body(self) -> dict[str, Any]:
         """The request body as the article sends it."""
@@ -112,6 +115,8 @@ class ChatClient:
         max_retries: int = 2,
         simulated: bool = False,
         counter: TokenCounter | None = None,
+        stall_timeout_ms: float | None = None,
+        stall_setting: str | None = None,
     ) -> None:
         # The query (a key or an API version some gateways take there) goes with every request
         # as the SDK's default_query: joined onto the whole string, paths would land after it.
@@ -124,6 +129,13 @@ class ChatClient:
         )
         self.timeout_s = float(timeout_s)
         self.chunk_timeout_ms = float(chunk_timeout_ms)
+        # A gap over chunk_timeout_ms is a pause (reported, the reply goes on); a gap over
+        # stall_timeout_ms ends it as stalled, its message naming `stall_setting` (where the
+        # limit is set). None: the chunk timeout ends the stream, as before there was a limit.
+        self.stall_timeout_ms = None
+        if stall_timeout_ms is not None:
+            self.stall_timeout_ms = max(float(stall_timeout_ms), self.chunk_timeout_ms)
+        self.stall_setting = stall_setting
         self.thresholds = thresholds or Thresholds()
         self.request_classes = tuple(request_classes)
         self.max_retries = max(0, int(max_retries))
@@ -132,7 +144,7 @@ class ChatClient:
         self.host = endpoint_host(self.base_url)
         # Our own watchdog enforces timeout_seconds before the first token and chunk_timeout_ms
         # after it; the SDK's timeout is only a backstop for a watchdog that could not fire.
-        backstop = max(self.timeout_s, self.chunk_timeout_ms / 1000.0) + 5.0
+        backstop = max(self.timeout_s, self._stall_ms / 1000.0) + 5.0
         self._sdk = openai.AsyncOpenAI(
             base_url=self.base_url,
             # The SDK refuses to start without a key; local servers accept any.
@@ -142,6 +154,10 @@ class ChatClient:
             timeout=openai.Timeout(backstop, connect=self.timeout_s),
             http_client=http_client_on_asyncio(),
         )
+
+    @property
+    def _stall_ms(self) -> float:
+        return self.chunk_timeout_ms if self.stall_timeout_ms is None else self.stall_timeout_ms
 
     async def aclose(self) -> None:
         await self._sdk.close()
@@ -228,6 +244,9 @@ class ChatClient:
                     timeout_s=self.timeout_s,
                     chunk_timeout_s=self.chunk_timeout_ms / 1000.0,
                     queue=queue,
+                    stall_timeout_s=(
+                        None if self.stall_timeout_ms is None else self.stall_timeout_ms / 1000.0
+                    ),
                 )
                 attempt.start()
                 if cancel is not None and cancel.is_set():
@@ -251,6 +270,8 @@ class ChatClient:
                         opened = True  # headers only; TTFB waits for the first SSE event
                     elif tag == DONE:
                         reply.done = True
+                    elif tag == PAUSED:
+                        yield reply.on_pause(item[1], item[2])
                 await attempt.wait_closed()
 
                 failure = None
@@ -293,13 +314,18 @@ class ChatClient:
                 failure=failure,
                 broke_off=broke_off,
                 limits=Limits(
-                    self.base_url + "/chat/completions", self.timeout_s, self.chunk_timeout_ms
+                    self.base_url + "/chat/completions",
+                    self.timeout_s,
+                    self.chunk_timeout_ms,
+                    self.stall_timeout_ms,
+                    self.stall_setting,
                 ),
                 thresholds=self.thresholds,
                 counter=self.counter,
                 scrub=self._scrub,
+                finished_at=finished_at,
             )
-            yield Finished(finished_at, record, reply.text)
+            yield Finished(finished_at, record, reply.text, reply.reasoning)
         finally:
             if cancel_waiter is not None:
                 cancel_waiter.remove_done_callback(on_cancel)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tui.engine.client import ChatRequest
+from tui.engine.reasoning import without_reasoning
 from tui.engine.trim import TrimPolicy, TrimResult, trim
 
 if TYPE_CHECKING:
@@ -39,7 +40,9 @@ def build_request(
     model: str | None = None,
     budget: int | None = None,
 ) -> ChatRequest:
-    """The request for `messages`; `budget` defaults to the settings' token budget."""
+    """The request for `messages`; `budget` defaults to the settings' token budget. Stored
+    reasoning is not sent back (reasoning.py)."""
+    messages = without_reasoning(messages)
     result: TrimResult | None = None
     if trim_enabled:
         result = trim(
