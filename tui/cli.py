@@ -82,6 +82,16 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected 0 or more, got {value}")
+    return value
+
+
 def _port(text: str) -> int:
     try:
         value = int(text)
@@ -355,6 +365,14 @@ def _bench_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
             metavar="N",
             default=runs,
             help=f"requests per variant (default: {runs})",
+        )
+        parser.add_argument(
+            "--warmup",
+            type=_non_negative_int,
+            metavar="N",
+            default=1,
+            help="requests sent first and discarded: the first request of a process pays for "
+            "its connection and set-up (default: 1)",
         )
         parser.add_argument(
             "--json", action="store_true", help="print one JSON object instead of a table"

@@ -44,7 +44,7 @@ def _server_ttft_ms(server: dict[str, Any]) -> float | None:
 
 
 def _slug(name: str) -> str:
-    """"network + queue" -> "network_and_queue"."""
+    """ "network + queue" -> "network_and_queue"."""
     return re.sub(r"\W+", "_", name.replace("+", "and")).strip("_")
 
 
