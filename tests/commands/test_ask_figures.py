@@ -146,3 +146,30 @@ def test_pauses_are_counted_in_the_summary(capsys) -> None:
         config = _config(fault_url(s, "pause-400x2"), chunk_timeout_ms=100)
         code, _, err = _run(capsys, _args("reply 12 tokens"), config)
     assert code == 0 and "2 pauses, longest " in err
+
+
+def test_the_servers_tokenizer_counts_the_prompt_and_then_trims_it(capsys, tmp_path) -> None:
+    history = [{"role": "system", "content": "You answer briefly."}]
+    for n in range(12):
+        history.append({"role": "user", "content": f"{n}: " + "why is prefill slow? " * 30 + "?"})
+        history.append({"role": "assistant", "content": "Because it is long. " * 30 + "."})
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(history))
+    args = _args("and now? reply 3 tokens", json=True, messages=str(path), budget=2000)
+    with demo("instant", server="llamacpp") as s:
+        # The first run trims with the local estimate, then probes the server's tokenizer and
+        # counts the prompt it sent with it.
+        _, out, _ = _run(capsys, args, _config(s.base_url))
+        first = json.loads(out)
+        # The next run knows the tokenizer: the conversation might exceed the budget, so the
+        # trimmer decides with the server's counts before sending.
+        _, out, _ = _run(capsys, args, _config(s.base_url))
+        second = json.loads(out)
+    for payload in (first, second):
+        counted = payload["prompt_tokens"]
+        assert counted["server"] == counted["usage"] and counted["source"] == "server"
+    # The local estimate trimmed more than the budget needed; the server's counts keep all
+    # that fits (what is left is less than one more message, ~160 tokens).
+    assert first["prompt_tokens"]["server"] < second["prompt_tokens"]["server"]
+    assert 2000 - 170 < second["prompt_tokens"]["server"] <= 2000 + 6
+    assert abs(second["trim"]["tokens_after"] - second["prompt_tokens"]["server"]) <= 6

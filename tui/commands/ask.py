@@ -18,6 +18,7 @@ import contextlib
 import os
 import signal
 import sys
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
@@ -32,6 +33,7 @@ from tui.commands._common import (
     load_messages,
     warning,
 )
+from tui.commands.ask_counts import count_sent_prompt, exact_trim, tokenizer_for, unless_cancelled
 from tui.commands.ask_output import error_payload, json_payload, summary_line
 from tui.commands.ask_saving import ReplyKeeper
 from tui.engine.buffering import buffered_message
@@ -41,7 +43,8 @@ from tui.engine.inert import InertStream, json_text
 if TYPE_CHECKING:
     from tui.config import Config
     from tui.engine.client import ChatClient, ChatRequest
-    from tui.engine.tokens import TokenCounter
+    from tui.engine.server_tokens import ServerTokenizer
+    from tui.engine.tokens import PromptCounter, TokenCounter
 
 json_printed = False  # the one --json object is out (main() must not print a second one)
 
@@ -148,6 +151,9 @@ class _Reasoning:
             self.stream.flush()
 
 
+Prepare = Callable[["ServerTokenizer"], Awaitable["ChatRequest | None"]]
+
+
 async def _exchange(
     client: ChatClient,
     request: ChatRequest,
@@ -157,7 +163,11 @@ async def _exchange(
     show_reply: bool,
     raw: bool,
     show_reasoning: bool = True,
+    prepare: Prepare | None = None,
 ) -> Finished:
+    """Send `request` (or the one `prepare` makes instead: a trim with the server's counts),
+    stream the reply, then count the sent prompt with the server's tokenizer; every step
+    cancellable by the stop signals."""
     cancel = asyncio.Event()
     loop = asyncio.get_running_loop()
 
@@ -176,6 +186,10 @@ async def _exchange(
     inert = None if raw else InertStream()
     thinking = _Reasoning(sys.stderr, shown=show_reply and show_reasoning, raw=raw)
     finished: Finished | None = None
+    tokenizer = tokenizer_for(client, request.model)
+    if prepare is not None:
+        prepared = await unless_cancelled(cancel, prepare(tokenizer))
+        request = prepared if prepared is not None else request
     keeper.start(request, client.host, client.simulated)
     saver = asyncio.ensure_future(keeper.run_saver())
     try:
@@ -199,6 +213,8 @@ async def _exchange(
             elif isinstance(event, Finished):
                 finished = event
         thinking.end()
+        if finished is not None and not cancel.is_set():
+            await unless_cancelled(cancel, count_sent_prompt(tokenizer, finished, request.messages))
         if show_reply and inert is not None and not stopped.broken_pipe:
             with contextlib.suppress(OSError):
                 out.write(inert.flush())
@@ -287,19 +303,26 @@ def run(args: argparse.Namespace, config: Config) -> int:
         )
 
     counter = get_counter(config.model)
-    try:
-        request = build_request(
-            messages,
-            request_settings(config),
-            counter,
-            trim_enabled=trim_enabled,
-            stream=stream,
-            budget=budget,
+    settings = request_settings(config)
+
+    def build(counts: PromptCounter) -> ChatRequest:
+        built = build_request(
+            messages, settings, counts, trim_enabled=trim_enabled, stream=stream, budget=budget
         )
+        if max_tokens is not None:
+            built = replace(built, max_tokens=max_tokens, max_tokens_asked=True)
+        return built
+
+    try:
+        request = build(counter)
     except ValueError as problem:  # e.g. an invalid trim policy
         return fail(str(problem), as_json)
-    if max_tokens is not None:
-        request = replace(request, max_tokens=max_tokens, max_tokens_asked=True)
+
+    async def prepare(tokenizer: ServerTokenizer) -> ChatRequest | None:
+        if not trim_enabled:
+            return None
+        limit = budget if budget is not None else config.token_budget
+        return await exact_trim(tokenizer, counter, messages, limit, build)
 
     stopped = _Stopped()
     with contextlib.ExitStack() as stack:
@@ -321,6 +344,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
                 show_reply=not as_json,
                 raw=raw,
                 show_reasoning=not getattr(args, "no_reasoning", False),
+                prepare=prepare,
             )
         )
         keeper.finish(finished)  # saved before anything more is written: stdout may be gone

@@ -63,6 +63,9 @@ class ChatRequest:
     # max_tokens was asked for this request (a flag, `check`), not the config's default: the
     # request class follows it (request_classes.py).
     max_tokens_asked: bool = False
+    # Where the prompt's count came from: "estimate" (local), "server_text" (the server's
+    # tokenizer per message: server_tokens.py); None when nothing counted it.
+    prompt_tokens_source: str | None = None
 
     def body(self) -> dict[str, Any]:
         """The request body as the article sends it."""
@@ -84,6 +87,16 @@ class ClientError(Exception):
     def __init__(self, classified: ClassifiedError) -> None:
         super().__init__(classified.message)
         self.kind = classified.kind
+
+
+def server_root(base_url: str) -> str:
+    """The server's root for a base_url: without its API version path (`/v1`, LM Studio's
+    `/api/v0`), where servers put what is not the OpenAI API (tokenizers, health)."""
+    root = base_url.rstrip("/")
+    for suffix in ("/v1", "/api/v0"):
+        if root.endswith(suffix):
+            return root[: -len(suffix)]
+    return root
 
 
 def endpoint_host(base_url: str) -> str:
@@ -145,6 +158,7 @@ class ChatClient:
         # Our own watchdog enforces timeout_seconds before the first token and chunk_timeout_ms
         # after it; the SDK's timeout is only a backstop for a watchdog that could not fire.
         backstop = max(self.timeout_s, self._stall_ms / 1000.0) + 5.0
+        self._http = http_client_on_asyncio()
         self._sdk = openai.AsyncOpenAI(
             base_url=self.base_url,
             # The SDK refuses to start without a key; local servers accept any.
@@ -152,7 +166,7 @@ class ChatClient:
             default_query=query or None,
             max_retries=0,
             timeout=openai.Timeout(backstop, connect=self.timeout_s),
-            http_client=http_client_on_asyncio(),
+            http_client=self._http,
         )
 
     @property
@@ -172,6 +186,46 @@ class ChatClient:
         except Exception as error:  # one line, never a traceback
             raise ClientError(self._classify(error, "/models")) from None
         return [model.id for model in page.data]
+
+    async def post_json(self, path_from_root: str, payload: dict[str, Any]) -> dict[str, Any]:
+        """POST `payload` as JSON to a path at the server's root and return the JSON object it
+        answers: for what servers offer beside the API, such as their tokenizers (llama.cpp's
+        `/tokenize`, vLLM's `/tokenize`, llama-cpp-python's `/extras/tokenize/count`), which
+        live at the root, not under the API's `/v1`.
+
+        The one request of the client that is not a chat completion: sent over the client's
+        own connection pool (httpx over the asyncio network backend, as the SDK sends chat
+        requests), with its key, within `timeout_seconds`. Any failure raises ClientError with
+        a one-line, key-free message; its `kind` is `not_found` for a 404 (no such endpoint),
+        `bad_request` for another 4xx, else as for a chat request (`connection`, `timeout`,
+        `server`, `bad_json`...)."""
+        import httpx2
+
+        url = server_root(self.base_url) + "/" + path_from_root.lstrip("/")
+        headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
+        try:
+            response = await asyncio.wait_for(
+                self._http.post(url, json=payload, headers=headers), self.timeout_s
+            )
+        except asyncio.TimeoutError:
+            raise ClientError(client_errors.timeout_error(url, self.timeout_s)) from None
+        except httpx2.HTTPError as error:  # as the SDK reports a connection that failed
+            wrapped = openai.APIConnectionError(request=httpx2.Request("POST", url))
+            wrapped.__cause__ = error
+            classified = self._scrub(client_errors.classify(wrapped, url, self._api_key))
+            raise ClientError(classified) from None
+        status = response.status_code
+        if status >= 300:
+            kind = "not_found" if status == 404 else "bad_request" if status < 500 else "server"
+            text = redact_text(" ".join(response.text.split())[:160], self._secrets)
+            raise ClientError(ClassifiedError(kind, f"HTTP {status} from {mask_url(url)}: {text}"))
+        try:
+            answer = response.json()
+        except ValueError:
+            answer = None
+        if not isinstance(answer, dict):
+            raise ClientError(client_errors.bad_json_error(url))
+        return answer
 
     # -- the request ------------------------------------------------------------------------
 

@@ -153,6 +153,7 @@ def new_record(
         simulated=simulated,
         prompt_tokens_estimated=request.prompt_tokens_estimated,
         prompt_tokens_exact=request.prompt_tokens_exact,
+        prompt_tokens_source=request.prompt_tokens_source,
         trim_enabled=trim is not None,
     )
     if trim is not None:
@@ -320,6 +321,8 @@ def _calibrate(request: ChatRequest, reply: Reply, counter: TokenCounter | None)
     actual = reply.prompt_tokens_usage
     if counter is None or counted is None or actual is None or actual <= 0:
         return
+    if request.prompt_tokens_source not in (None, "estimate"):
+        return  # the server counted it: nothing to learn about the local estimate
     record_usage = getattr(counter, "record_usage", None)
     if record_usage is not None:
         record_usage(counted, actual)

@@ -15,7 +15,7 @@ from tui.engine.reasoning import without_reasoning
 from tui.engine.trim import TrimPolicy, TrimResult, trim
 
 if TYPE_CHECKING:
-    from tui.engine.tokens import TokenCounter
+    from tui.engine.tokens import PromptCounter
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +33,7 @@ class RequestSettings:
 def build_request(
     messages: Sequence[dict[str, Any]],
     settings: RequestSettings,
-    counter: TokenCounter,
+    counter: PromptCounter,
     *,
     trim_enabled: bool,
     stream: bool,
@@ -66,4 +66,5 @@ def build_request(
         prompt_tokens_estimated=counter.calibrated(counted),
         prompt_tokens_exact=counter.exact,
         prompt_tokens_counted=counted,
+        prompt_tokens_source=counter.prompt_source(sent),
     )
