@@ -80,8 +80,10 @@ keep_latest_user = true
 trim_strategy = "priority"
 
 # Optional: request classes with their own TTFT target (an SLO), checked per request as
-# met/missed. A request belongs to the first class whose max_output_tokens covers its
-# max_tokens; a class without max_output_tokens catches the rest, so put it last. This table
+# met/missed; the target is also where the TTFT turns from ok to warn. A short prompt that
+# asks for no length is in the first class; one that asks to write, asks for a length, is
+# long, or sets max_tokens itself is in the first class whose max_output_tokens covers its
+# max_tokens. A class without max_output_tokens catches the rest, so put it last. This table
 # replaces the defaults below; a default class named here keeps the fields you leave out.
 [llm.request_classes]
 short_qa = { ttft_target_ms = 500, max_output_tokens = 512 }

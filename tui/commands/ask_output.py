@@ -163,7 +163,7 @@ def json_payload(
         "reasoning_tokens": record.reasoning_tokens,
         "server": record.server,
         "anatomy": anatomy.as_dict() if anatomy is not None else None,
-        "pauses": record.pauses if record.ttft_ms is not None else None,
+        "pauses": record.pauses if record.streamed and record.ttft_ms is not None else None,
         "longest_gap_ms": record.longest_gap_ms,
         "buffered": record.buffered,
     }
