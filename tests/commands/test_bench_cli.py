@@ -224,3 +224,13 @@ def test_check_fails_a_buffered_stream(tmp_path: Path) -> None:
         )  # fmt: skip
     assert done.returncode == 1
     assert "buffered: streaming is on, but the reply arrived all at once" in done.stdout
+
+
+def test_sweep_on_the_demo_shows_the_cache_column_and_says_simulated(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[demo]\npreset = "cpu-small"\nprefill_ms_per_token = 0.5\n')
+    done = firsttoken("sweep", "--config", str(config), "--lengths", "100,400", "--runs", "1")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0].split()[:4] == ["asked", "prompt", "tok", "cached"]
+    assert "R² " in done.stdout and "prefill " in done.stdout and "tokens/s" in done.stdout
+    assert "simulated: the embedded demo endpoint" in done.stdout

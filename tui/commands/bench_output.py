@@ -197,13 +197,15 @@ def sweep_lines(measured: Measured, fit: LineFit | None) -> list[str]:
             [
                 result.label,
                 count(result.prompt_tokens),
+                _cached(result),
                 duration(median),
                 duration(result.percentile("ttft_ms", 95)),
                 _runs(result),
                 bar,
             ]
         )
-    lines = table(["asked", "prompt tok", "TTFT p50", "TTFT p95", "runs", ""], rows, bar=True)
+    header = ["asked", "prompt tok", "cached", "TTFT p50", "TTFT p95", "runs", ""]
+    lines = table(header, rows, bar=True)
     lines.append("")
     if fit is None:
         lines.append("fit: needs TTFT at two prompt lengths or more")
