@@ -88,6 +88,7 @@ class Reply:
             self.first_byte_at = at
             events.append(FirstByte(at))
         choice = first_choice(chunk)
+        finish_reason = None
         if choice is not None:
             part = choice.get("delta" if streaming else "message")
             if isinstance(part, dict):
@@ -102,7 +103,10 @@ class Reply:
             self.prompt_tokens_usage = prompt_tokens
             self.completion_tokens_usage = completion_tokens
             events.append(UsageReported(at, prompt_tokens, completion_tokens))
-        self.server.take(chunk)  # a few dict look-ups: the figures ride the last chunks
+        if choice is None or finish_reason or usage is not None or not streaming:
+            # The server's own figures ride the last chunks (the finish chunk, the usage chunk
+            # with no choices) or the whole body; token chunks, the hot path, are not read.
+            self.server.take(chunk)
         return events
 
     def _on_part(self, part: dict[str, Any], at: float, events: list[ClientEvent]) -> None:
