@@ -24,18 +24,15 @@ MIN_RATIO = 0.2
 MAX_RATIO = 5.0
 
 
-CALIBRATION_FILE = "calibration.json"
-
-
 class CalibrationFile:
     """Every model's ratio in one small JSON file in the state dir (the owner's alone); a file
     that cannot be read or written is ignored (calibration then lasts the run)."""
 
     def __init__(self, path: Path | None = None) -> None:
         if path is None:
-            from tui.locations import state_dir
+            from tui.locations import calibration_path
 
-            path = state_dir() / CALIBRATION_FILE
+            path = calibration_path()
         self.path = path
         self._lock = threading.Lock()
 

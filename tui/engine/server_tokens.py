@@ -57,7 +57,6 @@ SERVER = "server"  # the server counted the templated prompt: exact
 SERVER_TEXT = "server_text"  # the server counted the texts; the template's tokens are local
 ESTIMATE = "estimate"  # the local count
 
-MEMORY_FILE = "server_tokenizers.json"
 # Requests at once while counting many messages (a local server has a few HTTP threads).
 CONCURRENCY = 4
 # A probe's conversation: the template's cost is what its count has beyond the texts'.
@@ -92,9 +91,9 @@ class ProbeMemory:
 
     def __init__(self, path: Path | None = None) -> None:
         if path is None:
-            from tui.locations import state_dir
+            from tui.locations import server_tokenizers_path
 
-            path = state_dir() / MEMORY_FILE
+            path = server_tokenizers_path()
         self.path = path
         self._lock = threading.Lock()
 
