@@ -82,6 +82,16 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected 0 or more, got {value}")
+    return value
+
+
 def _port(text: str) -> int:
     try:
         value = int(text)
@@ -207,6 +217,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--json",
         action="store_true",
         help="print one JSON object (reply and latency record) instead of text, whatever fails",
+    )
+    ask.add_argument(
+        "--max-tokens",
+        type=_positive_int,
+        metavar="N",
+        default=None,
+        help="the longest reply to ask for (default: from the config); the request class "
+        "follows it",
+    )
+    ask.add_argument(
+        "--no-reasoning",
+        action="store_true",
+        help="do not print a reasoning model's thinking (it goes to stderr, dimmed on a "
+        "terminal; --json carries it as `reasoning` either way)",
     )
     ask.add_argument(
         "--raw",
@@ -348,6 +372,14 @@ def _bench_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
             metavar="N",
             default=runs,
             help=f"requests per variant (default: {runs})",
+        )
+        parser.add_argument(
+            "--warmup",
+            type=_non_negative_int,
+            metavar="N",
+            default=1,
+            help="requests sent first and discarded: the first request of a process pays for "
+            "its connection and set-up (default: 1)",
         )
         parser.add_argument(
             "--json", action="store_true", help="print one JSON object instead of a table"

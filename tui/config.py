@@ -74,6 +74,7 @@ class Config:
     max_retries: int = 2
     streaming: bool = True
     chunk_timeout_ms: int = 800
+    stall_timeout_ms: int = 30_000
     temperature: float = 0.1
     max_tokens: int = 2048
     record_ttft: bool = True
@@ -127,6 +128,21 @@ class Config:
 
     def origin(self, name: str) -> str:
         return self.origins.get(name, "default")
+
+    def where_set(self, name: str, toml_key: str) -> str:
+        """Where a config.toml key's value comes from, for a message that says what to raise:
+        "stall_timeout_ms under [llm.streaming] in /home/me/.config/firsttoken/config.toml", or
+        for a default, where it would go (the config file found, or `firsttoken config init`)."""
+        table, _, key = toml_key.rpartition(".")
+        origin = self.origin(name)
+        if origin.startswith(f"{CONFIG_NAME}:") and self.config_path is not None:
+            return f"{key} under [{table}] in {self.config_path}"
+        if self.config_path is not None:
+            return f"{key} (default {getattr(self, name):g}) under [{table}] in {self.config_path}"
+        return (
+            f"{key} (default {getattr(self, name):g}) under [{table}] in config.toml "
+            "(`firsttoken config init` writes one)"
+        )
 
 
 # Fields that describe the loading itself rather than a setting (no origin of their own).
@@ -292,6 +308,12 @@ def _check_combinations(
         raise ConfigError(
             f"{named('ttft_warn_ms')} is above {named('ttft_error_ms')}; "
             "the warn threshold must not exceed the error threshold"
+        )
+    if values["stall_timeout_ms"] < values["chunk_timeout_ms"]:
+        raise ConfigError(
+            f"{named('stall_timeout_ms')} is below {named('chunk_timeout_ms')}; a gap over "
+            "chunk_timeout_ms is a pause the reply survives, one over stall_timeout_ms ends it: "
+            "raise stall_timeout_ms"
         )
     window = values["context_window"]
     if window is not None and values["token_budget"] + values["reserve_for_output"] > window:

@@ -88,9 +88,13 @@ max_retries = 2
 [llm.streaming]
 # Stream the reply token by token (settings.json streaming.enabled wins). Default true.
 enabled = true
-# After the first chunk, a gap longer than this ends the stream as "stalled" (the partial
-# reply is kept). Milliseconds, default 800.
+# After the first token, a gap longer than this is a pause: reported live ("no token for
+# 1.2 s…") and counted in the request's record, and the reply goes on. Milliseconds,
+# default 800.
 chunk_timeout_ms = 800
+# Optional: a gap longer than this ends the stream as "stalled" (the partial reply is kept);
+# at least chunk_timeout_ms. Milliseconds, default 30000.
+# stall_timeout_ms = 30000
 # TTFT from this many milliseconds is shown as a warning (settings.json metrics.ttftWarnMs
 # wins). Default 1200.
 first_token_warn_ms = 1200
@@ -111,8 +115,10 @@ keep_latest_user = true
 trim_strategy = "priority"
 
 # Optional: request classes with their own TTFT target (an SLO), checked per request as
-# met/missed. A request belongs to the first class whose max_output_tokens covers its
-# max_tokens; a class without max_output_tokens catches the rest, so put it last. This table
+# met/missed; the target is also where the TTFT turns from ok to warn. A short prompt that
+# asks for no length is in the first class; one that asks to write, asks for a length, is
+# long, or sets max_tokens itself is in the first class whose max_output_tokens covers its
+# max_tokens. A class without max_output_tokens catches the rest, so put it last. This table
 # replaces the defaults below; a default class named here keeps the fields you leave out.
 [llm.request_classes]
 short_qa = { ttft_target_ms = 500, max_output_tokens = 512 }

@@ -250,6 +250,7 @@ TOML_KEYS: tuple[Key, ...] = (
     Key(("llm", "max_retries"), "max_retries", integer(0, 10)),
     Key(("llm", "streaming", "enabled"), "streaming", boolean),
     Key(("llm", "streaming", "chunk_timeout_ms"), "chunk_timeout_ms", integer(1)),
+    Key(("llm", "streaming", "stall_timeout_ms"), "stall_timeout_ms", integer(1)),
     Key(("llm", "streaming", "first_token_warn_ms"), "ttft_warn_ms", number(0, above=True)),
     Key(("llm", "prompt", "token_budget"), "token_budget", integer(1)),
     Key(("llm", "prompt", "reserve_for_output"), "reserve_for_output", integer(1)),

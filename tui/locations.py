@@ -42,7 +42,8 @@ def cache_dir() -> Path:
 
 def state_dir() -> Path:
     """Where small remembered choices live (the chosen theme, prompt history, the request
-    adjustments models were found to need)."""
+    adjustments models were found to need, what an endpoint's tokenizer is, the token
+    estimate's calibration)."""
     home = _home_override()
     return home / "state" if home else Path(platformdirs.user_state_dir(APP_NAME))
 
@@ -54,6 +55,17 @@ def dialects_path() -> Path:
 
 def history_db_path() -> Path:
     return data_dir() / "history.sqlite3"
+
+
+def server_tokenizers_path() -> Path:
+    """Which tokenizer API each endpoint + model answers, and its template's cost
+    (engine/server_tokens.py)."""
+    return state_dir() / "server_tokenizers.json"
+
+
+def calibration_path() -> Path:
+    """Each model's calibration of the local token estimate (engine/calibration.py)."""
+    return state_dir() / "calibration.json"
 
 
 def user_themes_dir() -> Path:

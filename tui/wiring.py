@@ -69,6 +69,8 @@ def client_for(
         api_key=endpoint.api_key,
         timeout_s=config.timeout_seconds,
         chunk_timeout_ms=config.chunk_timeout_ms,
+        stall_timeout_ms=config.stall_timeout_ms,
+        stall_setting=config.where_set("stall_timeout_ms", "llm.streaming.stall_timeout_ms"),
         thresholds=config.thresholds(),
         request_classes=config.request_classes,
         max_retries=config.max_retries,

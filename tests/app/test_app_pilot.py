@@ -397,7 +397,12 @@ async def test_sent_prompts_reach_the_history_file(demo: DemoThread, isolated_ho
 async def test_faults_show_the_engine_hint_and_keep_partial_text(
     demo: DemoThread, fault: str, status: RequestStatus, hint: str, partial: bool
 ):
-    app = make_app(f"{demo.root_url}/fault/{fault}/v1", max_retries=0, chunk_timeout_ms=300)
+    app = make_app(
+        f"{demo.root_url}/fault/{fault}/v1",
+        max_retries=0,
+        chunk_timeout_ms=300,
+        stall_timeout_ms=600,  # a longer gap than chunk_timeout_ms is a pause; this one, a stall
+    )
     async with app.run_test(size=(130, 40)) as pilot:
         await wait_for(pilot, lambda: app.client is not None, what="the engine")
         record = await send_and_wait(pilot, "hello, reply 40 tokens")

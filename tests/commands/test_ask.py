@@ -202,9 +202,10 @@ def test_connection_refused_exit_1(capsys) -> None:
 
 
 def test_stalled_and_early_exit_1_keeping_partial(capsys, instant) -> None:
-    config = _config(fault_url(instant, "stall-3000"), chunk_timeout_ms=100)
+    config = _config(fault_url(instant, "stall-3000"), chunk_timeout_ms=100, stall_timeout_ms=200)
     code, out, err = _run(capsys, _args("reply 20 tokens"), config)
     assert code == 1 and out.strip() and "stalled" in err
+    assert "raise stall_timeout_ms (default 200) under [llm.streaming] in config.toml" in err
     code, out, err = _run(capsys, _args(json=True), _config(fault_url(instant, "early")))
     payload = json.loads(out)
     assert code == 1 and payload["status"] == "ended_early" and payload["reply"]

@@ -56,8 +56,18 @@ def test_bench_sends_four_ways_and_keeps_every_record(
     assert trimmed <= 300 < untrimmed
     not_streamed = variants["untrimmed, not streamed"]
     assert not_streamed["ttft_ms"]["p50"] == not_streamed["total_ms"]["p50"]  # TTFT = total
-    assert stored_records(isolated_home) == 8
+    assert stored_records(isolated_home) == 8  # the warm-up request is not kept
     assert done.stderr.count("TTFT") == 8  # one progress line per request
+    assert done.stderr.count("warm-up: first token") == 1
+    payload = json.loads(done.stdout)
+    assert payload["model"] == "gpt-4o-mini" and payload["simulated"] is False
+    assert {(v["trim"], v["stream"]) for v in variants.values()} == {
+        (False, True),
+        (False, False),
+        (True, True),
+        (True, False),
+    }
+    assert variants["trimmed, streamed"]["trim"] is True
 
 
 def test_bench_table_and_a_failing_endpoint(instant) -> None:
@@ -80,10 +90,15 @@ def test_sweep_measures_each_length_and_fits_a_line(instant) -> None:
     assert [v["label"] for v in lengths] == ["100 tokens", "400 tokens", "1,200 tokens"]
     for asked, result in zip((100, 400, 1200), lengths, strict=True):
         assert abs(result["prompt_tokens"] - asked) <= 10  # the server's own count
-    assert payload["fit"] is not None and set(payload["fit"]) == {
+    assert payload["fit"] is not None and set(payload["fit"]) >= {
         "intercept_ms",
         "ms_per_prompt_token",
+        "prefill_tokens_per_s",
+        "r2",
+        "warning",
     }
+    assert payload["endpoint"] == instant.base_url.split("/")[2] and payload["simulated"] is False
+    assert payload["warmup"] == 1 and payload["cold"] is True
 
 
 def test_sweep_refuses_lengths_that_do_not_fit(instant) -> None:
@@ -114,9 +129,11 @@ def test_check_passes_when_every_class_meets_its_target(instant, tmp_path: Path)
 
 def test_check_fails_when_the_first_token_is_late(tmp_path: Path) -> None:
     # 700 ms of simulated network round trip before every first token: a 500 ms target
-    # cannot be met (the delay is a floor, whatever the machine's load).
+    # cannot be met (the delay is a floor, whatever the machine's load). The reply streams at
+    # a real server's pace: 100,000 tokens/s after 700 ms would arrive as one burst, which is
+    # what a buffering proxy delivers, and fail every class.
     config = classes_config(tmp_path, 500)
-    with demo("instant", rtt_ms=700.0) as slow:
+    with demo("instant", rtt_ms=700.0, decode_tokens_per_s=500.0) as slow:
         done = firsttoken(
             "check", "--config", config, "--base-url", slow.base_url, "--runs", "1", "--json"
         )
@@ -132,7 +149,7 @@ def test_ctrl_c_prints_what_finished_and_keeps_every_record(isolated_home: Path)
     with demo("instant", decode_tokens_per_s=20.0) as slow:
         process = subprocess.Popen(
             [sys.executable, "-m", "tui", "bench", "--base-url", slow.base_url, "--runs", "3",
-             "reply 20 tokens"],
+             "--warmup", "0", "reply 20 tokens"],
             cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             text=True, env=dict(os.environ),
         )  # fmt: skip
@@ -173,3 +190,47 @@ def _wait_without_closing(process: subprocess.Popen[str]) -> tuple[str, str]:
     assert process.stdout is not None and process.stderr is not None
     process.wait(timeout=60)
     return process.stdout.read(), process.stderr.read()
+
+
+def test_bench_on_the_demo_says_simulated_cold_and_shows_the_cache(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(
+        '[demo]\npreset = "cpu-small"\nprefill_ms_per_token = 0.01\ndecode_tokens_per_s = 5000\n'
+    )
+    done = firsttoken("bench", "--config", str(config), "--runs", "1", "--warmup", "0")
+    assert done.returncode == 0, done.stderr
+    header = done.stdout.splitlines()[0]
+    assert header.split() == [
+        "variant", "prompt", "tok", "cached", "TTFT", "p50", "TTFT", "p95", "prefill", "p50",
+        "total", "p50", "tok/s", "runs",
+    ]  # fmt: skip
+    assert "; the server's prefill " in done.stdout  # the gain from the server's own figures
+    assert "each request cold" in done.stdout
+    assert "simulated: the embedded demo endpoint" in done.stdout
+    assert "warm-up" not in done.stderr
+    as_json = firsttoken("bench", "--config", str(config), "--runs", "1", "--json")
+    payload = json.loads(as_json.stdout)
+    assert payload["simulated"] is True and payload["cold"] is True
+    for variant in payload["variants"]:  # cold: the tag leaves the cache the template's opening
+        assert variant["cached_tokens"]["p50"] <= 8 and variant["server_prefill_ms"]["p50"] > 0
+
+
+def test_check_fails_a_buffered_stream(tmp_path: Path) -> None:
+    config = classes_config(tmp_path, 60_000)
+    with demo("instant", decode_tokens_per_s=300.0) as server:
+        done = firsttoken(
+            "check", "--config", config, "--base-url", fault_url(server, "buffered"), "--runs",
+            "1", "--warmup", "0",
+        )  # fmt: skip
+    assert done.returncode == 1
+    assert "buffered: streaming is on, but the reply arrived all at once" in done.stdout
+
+
+def test_sweep_on_the_demo_shows_the_cache_column_and_says_simulated(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[demo]\npreset = "cpu-small"\nprefill_ms_per_token = 0.5\n')
+    done = firsttoken("sweep", "--config", str(config), "--lengths", "100,400", "--runs", "1")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0].split()[:4] == ["asked", "prompt", "tok", "cached"]
+    assert "R² " in done.stdout and "prefill " in done.stdout and "tokens/s" in done.stdout
+    assert "simulated: the embedded demo endpoint" in done.stdout

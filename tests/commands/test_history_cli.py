@@ -96,13 +96,15 @@ def test_otel_export_names_and_units(two_chats: tuple[int, int]) -> None:
     result = firsttoken("history", "--otel")
     assert result.returncode == 0, result.stderr
     older, newer = (json.loads(line) for line in result.stdout.splitlines())
-    assert older["gen_ai.server.time_to_first_token"] == pytest.approx(0.812)
+    # The client's TTFT is firsttoken's; the server's own is what it reported (nothing here).
+    assert older["firsttoken.time_to_first_token"] == pytest.approx(0.812)
+    assert older["gen_ai.server.time_to_first_token"] is None
     assert older["gen_ai.client.operation.duration"] == pytest.approx(1.712)
     assert older["gen_ai.request.model"] == "qwen-7b"
     assert older["firsttoken.chat_id"] == two_chats[0]
     assert older["error.type"] is None
     assert newer["error.type"] == "rate_limited"
-    assert newer["gen_ai.server.time_to_first_token"] is None
+    assert newer["firsttoken.time_to_first_token"] is None
     # The phases: OpenTelemetry's names where they exist, firsttoken.* for the rest.
     assert older["gen_ai.client.operation.time_to_first_chunk"] == pytest.approx(0.7021)
     assert older["dns.lookup.duration"] == pytest.approx(0.012)
@@ -163,6 +165,29 @@ def test_otel_attributes_of_a_record() -> None:
     assert attributes["firsttoken.retries"] == 2 and attributes["firsttoken.trim.enabled"]
     assert otel_attributes(_record("m", 1.0, endpoint_host="localhost"))["server.port"] is None
     assert "api_key" not in json.dumps(attributes)
+
+
+def test_otel_attributes_of_the_servers_half() -> None:
+    server = {
+        "source": ["usage", "timings"],
+        "prompt_tokens": 1234,
+        "cached_tokens": 1000,
+        "prefilled_tokens": 234,
+        "reasoning_tokens": 7,
+        "queue_ms": None,
+        "prefill_ms": 180.0,
+        "decode_ms": 900.0,
+        "decoded_tokens": 61,
+    }
+    record = _record("m", 250.0, server=server, reasoning_tokens=7, ttfb_ms=240.0)
+    attributes = otel_attributes(record)
+    assert attributes["gen_ai.server.time_to_first_token"] == pytest.approx(0.18)
+    assert attributes["gen_ai.client.operation.time_to_first_chunk"] == pytest.approx(0.24)
+    assert attributes["firsttoken.time_to_first_token"] == pytest.approx(0.25)
+    assert attributes["gen_ai.usage.cache_read.input_tokens"] == 1000
+    assert attributes["gen_ai.usage.reasoning.output_tokens"] == 7
+    assert attributes["firsttoken.ttft_part.prefill"] == pytest.approx(0.18)
+    assert attributes["firsttoken.ttft_part.network_and_queue"] == pytest.approx(0.07)
 
 
 def test_a_chats_conversation_round_trips_through_ask(two_chats: tuple[int, int]) -> None:

@@ -7,8 +7,15 @@ import asyncio
 import pytest
 from helpers.client import collect, demo, fault_url, make_client, make_request
 
-from tui.engine.events import Delta, FirstByte, FirstToken, RequestStarted, UsageReported
-from tui.engine.metrics import RequestStatus, Thresholds, TtftLevel
+from tui.engine.events import (
+    Delta,
+    FirstAnswerToken,
+    FirstByte,
+    FirstToken,
+    RequestStarted,
+    UsageReported,
+)
+from tui.engine.metrics import RequestClass, RequestStatus, Thresholds, TtftLevel
 from tui.engine.tokens import get_counter
 
 
@@ -130,22 +137,32 @@ async def test_longer_prompt_means_longer_ttft(cpu_small) -> None:
     assert long.record.ttft_ms > short.record.ttft_ms
 
 
-async def test_levels_classes_and_targets() -> None:
+async def test_one_verdict_the_class_target_is_the_ok_warn_boundary() -> None:
+    # A short question is short Q&A whatever the configured output limit; its target decides
+    # the colour: met is ok, missed is warn (until the error threshold), never both.
+    classes = (RequestClass("short_qa", 10.0, 512), RequestClass("long_generation", 2000.0))
     with demo("instant", rtt_ms=30.0) as server:
         client = make_client(
-            server.base_url, thresholds=Thresholds(warn_ms=10.0, error_ms=10_000.0)
+            server.base_url,
+            thresholds=Thresholds(warn_ms=1200.0, error_ms=10_000.0),
+            request_classes=classes,
         )
-        _, finished = await collect(client, make_request(max_tokens=100))
+        request = make_request("What is the capital of France?", max_tokens=2048)
+        _, finished = await collect(client, request)
     record = finished.record
     assert record.ttft_ms >= 30.0
-    assert record.ttft_level is TtftLevel.WARN
-    assert record.request_class == "short_qa" and record.ttft_target_ms == 500.0
-    assert record.target_met is True
+    assert record.request_class == "short_qa" and record.ttft_target_ms == 10.0
+    assert record.request_class_reason == "a short prompt, no length asked"
+    assert record.target_met is False and record.ttft_level is TtftLevel.WARN
 
     with demo("instant") as server:
-        _, finished = await collect(make_client(server.base_url), make_request(max_tokens=4096))
-    assert finished.record.request_class == "long_generation"
-    assert finished.record.ttft_level is TtftLevel.OK
+        client = make_client(server.base_url)
+        asked = make_request(max_tokens=4096, max_tokens_asked=True)
+        _, finished = await collect(client, asked)
+    record = finished.record
+    assert record.request_class == "long_generation" and record.target_met is True
+    assert record.request_class_reason == "max_tokens 4,096 asked"
+    assert record.ttft_level is TtftLevel.OK
 
 
 async def test_prompt_estimate_and_trim_fields_come_from_the_request(instant) -> None:
@@ -203,6 +220,10 @@ def test_what_counts_as_the_first_token() -> None:
     assert [type(e) for e in events] == [FirstToken, Delta] and reply.first_token_at == 2.0
     assert events[1].kind == "reasoning" and reply.text == ""
     events = reply.on_chunk(tool, 3.0, True)
-    assert [e.kind for e in events] == ["tool_call"] and events[0].text == "f{"
-    reply.on_chunk(content, 4.0, True)
+    # The answer starts with the first tool call or content, after the reasoning.
+    assert [type(e) for e in events] == [FirstAnswerToken, Delta]
+    assert events[1].kind == "tool_call" and events[1].text == "f{"
+    assert reply.first_answer_at == 3.0
+    assert [type(e) for e in reply.on_chunk(content, 4.0, True)] == [Delta]
     assert reply.text == "hi" and reply.token_times == [2.0, 3.0, 4.0]
+    assert reply.reasoning == "thinking"

@@ -37,6 +37,7 @@ from tui.engine.trim import TrimPolicy, trim
 DOC = Path(__file__).resolve().parents[2] / "docs" / "faults.md"
 TIMEOUT_S = 1.0
 CHUNK_TIMEOUT_MS = 300
+STALL_TIMEOUT_MS = 600
 PARTIAL_TEXT = "".join(PARTIAL)
 
 
@@ -109,7 +110,13 @@ _PORT = re.compile(r"127\.0\.0\.1:\d+")
 
 
 def normalised(message: str) -> str:
-    """A message as the document shows it: inert, one line, loopback ports as PORT."""
+    """A message as the document shows it: inert, one line, loopback ports as PORT, the test's
+    home folder as $FIRSTTOKEN_HOME."""
+    import os
+
+    home = os.environ.get("FIRSTTOKEN_HOME")
+    if home:
+        message = message.replace(home, "$FIRSTTOKEN_HOME")
     return _PORT.sub("127.0.0.1:PORT", inert_line(message))
 
 
@@ -138,6 +145,7 @@ async def _engine(case: FaultCase, server: FaultServer) -> Outcome:
         max_retries=0,
         timeout_s=TIMEOUT_S,
         chunk_timeout_ms=CHUNK_TIMEOUT_MS,
+        stall_timeout_ms=STALL_TIMEOUT_MS,
     )
     try:
         first = await _finished(client.stream(_request(case)))
@@ -232,6 +240,7 @@ def ask_config(home: Path) -> Path:
         "[llm]\n"
         f"timeout_seconds = {TIMEOUT_S}\nmax_retries = 0\n"
         f"[llm.streaming]\nchunk_timeout_ms = {CHUNK_TIMEOUT_MS}\n"
+        f"stall_timeout_ms = {STALL_TIMEOUT_MS}\n"
     )
     return path
 
@@ -293,7 +302,8 @@ Each fault is played once by a loopback test server (`tests/helpers/fault_server
 first request to its base_url; the second request to the same base_url gets a healthy reply
 ("next request"). Retries are off (`max_retries = 0`) so each row shows the fault itself: with
 retries on, a retryable failure before the first token (connection, DNS, 429, 5xx) is retried
-first. `timeout_seconds = {timeout:g}`, `chunk_timeout_ms = {chunk}`; a trimmed request is
+first. `timeout_seconds = {timeout:g}`, `chunk_timeout_ms = {chunk}` (a longer gap is a pause),
+`stall_timeout_ms = {stall}` (a longer gap is a stall); a trimmed request is
 trimmed to {budget:,} tokens. Messages are shown as the terminal shows them (control characters
 as visible stand-ins such as `␛`), loopback ports as `PORT`.
 
@@ -306,7 +316,9 @@ as visible stand-ins such as `␛`), loopback ports as `PORT`.
 def render(results: dict[str, dict[str, Outcome]]) -> str:
     """The markdown document for `results[surface][case name]`."""
     parts = [
-        HEADER.format(timeout=TIMEOUT_S, chunk=CHUNK_TIMEOUT_MS, budget=TRIM_BUDGET),
+        HEADER.format(
+            timeout=TIMEOUT_S, chunk=CHUNK_TIMEOUT_MS, stall=STALL_TIMEOUT_MS, budget=TRIM_BUDGET
+        ),
     ]
     for surface, outcomes in results.items():
         with_terminal = any(o.terminal_inert != "—" for o in outcomes.values())

@@ -18,6 +18,8 @@ import contextlib
 import os
 import signal
 import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
@@ -31,15 +33,18 @@ from tui.commands._common import (
     load_messages,
     warning,
 )
+from tui.commands.ask_counts import count_sent_prompt, exact_trim, tokenizer_for, unless_cancelled
 from tui.commands.ask_output import error_payload, json_payload, summary_line
 from tui.commands.ask_saving import ReplyKeeper
-from tui.engine.events import Delta, Finished
+from tui.engine.buffering import buffered_message
+from tui.engine.events import Delta, Finished, FirstAnswerToken
 from tui.engine.inert import InertStream, json_text
 
 if TYPE_CHECKING:
     from tui.config import Config
     from tui.engine.client import ChatClient, ChatRequest
-    from tui.engine.tokens import TokenCounter
+    from tui.engine.server_tokens import ServerTokenizer
+    from tui.engine.tokens import PromptCounter, TokenCounter
 
 json_printed = False  # the one --json object is out (main() must not print a second one)
 
@@ -111,6 +116,44 @@ class _Stopped:
         return 128 + self.signal
 
 
+class _Reasoning:
+    """The model's thinking on stderr as it streams: dimmed on a terminal (unless NO_COLOR),
+    plain otherwise, always inert; ended with a line break when the answer starts."""
+
+    def __init__(self, stream: TextIO, *, shown: bool, raw: bool) -> None:
+        self.stream = stream
+        self.shown = shown
+        self.dim = _color_allowed(stream)
+        self.inert = None if raw else InertStream()
+        self.open = False  # reasoning was written and not ended with a line break yet
+
+    def write(self, text: str) -> None:
+        if not self.shown:
+            return
+        out = self.inert.feed(text) if self.inert else text
+        if self.dim and out:
+            out = f"\x1b[2m{out}\x1b[0m"
+        try:
+            self.stream.write(out)
+            self.stream.flush()
+        except OSError:
+            self.shown = False
+            return
+        self.open = True
+
+    def end(self) -> None:
+        if not self.open:
+            return
+        self.open = False
+        tail = self.inert.flush() if self.inert else ""
+        with contextlib.suppress(OSError):
+            self.stream.write(tail + "\n")
+            self.stream.flush()
+
+
+Prepare = Callable[["ServerTokenizer"], Awaitable["ChatRequest | None"]]
+
+
 async def _exchange(
     client: ChatClient,
     request: ChatRequest,
@@ -119,7 +162,12 @@ async def _exchange(
     *,
     show_reply: bool,
     raw: bool,
+    show_reasoning: bool = True,
+    prepare: Prepare | None = None,
 ) -> Finished:
+    """Send `request` (or the one `prepare` makes instead: a trim with the server's counts),
+    stream the reply, then count the sent prompt with the server's tokenizer; every step
+    cancellable by the stop signals."""
     cancel = asyncio.Event()
     loop = asyncio.get_running_loop()
 
@@ -136,12 +184,20 @@ async def _exchange(
             installed.append(signum)
     out = sys.stdout
     inert = None if raw else InertStream()
+    thinking = _Reasoning(sys.stderr, shown=show_reply and show_reasoning, raw=raw)
     finished: Finished | None = None
+    tokenizer = tokenizer_for(client, request.model)
+    if prepare is not None:
+        prepared = await unless_cancelled(cancel, prepare(tokenizer))
+        request = prepared if prepared is not None else request
     keeper.start(request, client.host, client.simulated)
     saver = asyncio.ensure_future(keeper.run_saver())
     try:
         async for event in client.stream(request, cancel):
             if isinstance(event, Delta):
+                if event.kind == "reasoning":
+                    thinking.write(event.text)
+                    continue
                 if event.kind != "content":
                     continue
                 keeper.add(event.text)
@@ -152,8 +208,13 @@ async def _exchange(
                     except OSError:  # the reader went away (`| head`) or the terminal closed
                         stopped.broken_pipe = True
                         cancel.set()
+            elif isinstance(event, FirstAnswerToken):
+                thinking.end()
             elif isinstance(event, Finished):
                 finished = event
+        thinking.end()
+        if finished is not None and not cancel.is_set():
+            await unless_cancelled(cancel, count_sent_prompt(tokenizer, finished, request.messages))
         if show_reply and inert is not None and not stopped.broken_pipe:
             with contextlib.suppress(OSError):
                 out.write(inert.flush())
@@ -231,17 +292,57 @@ def run(args: argparse.Namespace, config: Config) -> int:
     stream = getattr(args, "stream", None)
     if stream is None:
         stream = config.streaming
+    max_tokens = getattr(args, "max_tokens", None)
+    if max_tokens is not None and max_tokens > config.reserve_for_output:
+        return fail(
+            f"--max-tokens {max_tokens:,} exceeds the output reserve ({config.reserve_for_output:,}"
+            f", {config.origin('reserve_for_output')}): the budget plus the reply must fit the "
+            "context window; ask for less or raise reserveForOutput",
+            as_json,
+        )
 
     counter = get_counter(config.model)
     # Send first, count after, whenever nothing depends on the count: the vocabulary takes
     # ~0.5 s to load. It then loads once the reply is in, off the path that reads the stream.
-    count_after = not trim_enabled or fits_without_counting(
-        messages, budget if budget is not None else config.token_budget
-    )
+    limit = budget if budget is not None else config.token_budget
+    count_after = not trim_enabled or fits_without_counting(messages, limit)
+
+    def build(counts: PromptCounter) -> ChatRequest:
+        from tui.engine.request_builder import build_request, uncounted_request
+        from tui.wiring import request_settings
+
+        if count_after:
+            built = uncounted_request(
+                messages,
+                model=config.model,
+                temperature=config.temperature,
+                max_tokens=config.output_limit,
+                stream=stream,
+                trim_enabled=trim_enabled,
+                budget=limit,
+            )
+        else:
+            built = build_request(
+                messages,
+                request_settings(config),
+                counts,
+                trim_enabled=trim_enabled,
+                stream=stream,
+                budget=budget,
+            )
+        if max_tokens is not None:
+            built = replace(built, max_tokens=max_tokens, max_tokens_asked=True)
+        return built
+
     try:
-        request = _request(config, messages, counter, trim_enabled, stream, budget, count_after)
+        request = build(counter)
     except ValueError as problem:  # e.g. an invalid trim policy
         return fail(str(problem), as_json)
+
+    async def prepare(tokenizer: ServerTokenizer) -> ChatRequest | None:
+        if count_after:  # nothing to decide: it fits, or trimming is off
+            return None
+        return await exact_trim(tokenizer, counter, messages, limit, build)
 
     stopped = _Stopped()
     with contextlib.ExitStack() as stack:
@@ -258,7 +359,16 @@ def run(args: argparse.Namespace, config: Config) -> int:
         # must not hold the interpreter for CPython's default 5 ms past an arrival.
         sys.setswitchinterval(0.001)
         finished = asyncio.run(
-            _exchange(client, request, keeper, stopped, show_reply=not as_json, raw=raw)
+            _exchange(
+                client,
+                request,
+                keeper,
+                stopped,
+                show_reply=not as_json,
+                raw=raw,
+                show_reasoning=not getattr(args, "no_reasoning", False),
+                prepare=prepare,
+            )
         )
         if count_after:
             # The vocabulary loads now, after the reply: the record gets its prompt counts.
@@ -273,13 +383,17 @@ def run(args: argparse.Namespace, config: Config) -> int:
     try:
         if as_json:
             json_printed = True
-            payload = json_payload(record, finished.text, chat_id=keeper.chat_id)
+            payload = json_payload(
+                record, finished.text, chat_id=keeper.chat_id, reasoning=finished.reasoning
+            )
             sys.stdout.write(json_text(payload) + "\n")
         elif finished.text and not finished.text.endswith("\n"):
             sys.stdout.write("\n")
         sys.stdout.flush()
         if not as_json:
             print(summary_line(record, color=_color_allowed(sys.stderr)), file=sys.stderr)
+            if record.buffered:
+                warning(buffered_message())
     except OSError:
         if stopped.signal is None:
             raise
@@ -291,38 +405,3 @@ def run(args: argparse.Namespace, config: Config) -> int:
         return stopped.exit_code
     error(record.error_message or record.status.value)
     return EXIT_FAILED
-
-
-def _request(
-    config: Config,
-    messages: list[dict[str, Any]],
-    counter: TokenCounter,
-    trim_enabled: bool,
-    stream: bool,
-    budget: int | None,
-    count_after: bool,
-) -> ChatRequest:
-    """The request to send: whole and uncounted when `count_after`, else trimmed and counted."""
-    if count_after:
-        from tui.engine.request_builder import uncounted_request
-
-        return uncounted_request(
-            messages,
-            model=config.model,
-            temperature=config.temperature,
-            max_tokens=config.output_limit,
-            stream=stream,
-            trim_enabled=trim_enabled,
-            budget=budget if budget is not None else config.token_budget,
-        )
-    from tui.engine.request_builder import build_request
-    from tui.wiring import request_settings
-
-    return build_request(
-        messages,
-        request_settings(config),
-        counter,
-        trim_enabled=trim_enabled,
-        stream=stream,
-        budget=budget,
-    )

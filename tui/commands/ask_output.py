@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tui.engine.anatomy import REMAINDER, ttft_anatomy
 from tui.engine.inert import inert_line
 from tui.engine.metrics import RequestRecord, RequestStatus, TtftLevel
 from tui.engine.redact import redact_text
@@ -25,9 +26,36 @@ def duration(ms: float | None) -> str:
     return f"{ms / 1000:.2f} s"
 
 
+def _split(record: RequestRecord) -> str:
+    """TTFT's parts in brackets, when there is more than one (anatomy.py)."""
+    anatomy = ttft_anatomy(record)
+    if anatomy is None or anatomy.note is not None:
+        return ""
+    if len(anatomy.parts) == 1 and anatomy.parts[0].measured_by == REMAINDER:
+        return ""  # nothing reported or measured to split it by
+    return f" [{anatomy.compact()}]"
+
+
+def _prompt(record: RequestRecord) -> str | None:
+    """The prompt's count, exact where the server gave one, and its cached part."""
+    server = record.server or {}
+    cached = server.get("cached_tokens")
+    exact = record.prompt_tokens_usage
+    if exact is None:
+        exact = server.get("prompt_tokens") or record.prompt_tokens_server
+    if exact is not None:
+        if isinstance(cached, int) and cached > 0:
+            return f"cached {cached:,} of {exact:,} prompt tokens"
+        return f"prompt {exact:,}"
+    if record.prompt_tokens_estimated is not None:
+        return f"prompt {record.prompt_tokens_estimated:,} (≈)"
+    return None
+
+
 def summary_line(record: RequestRecord, *, color: bool) -> str:
-    """One line for stderr, e.g. "TTFT 212 ms · total 2.31 s · TPOT 16.4 ms · 61.2 tok/s ·
-    118 out · prompt 412 (≈) · trim off · simulated"."""
+    """One line for stderr, e.g. "TTFT 212 ms [prefill 180 ms · network + queue 32 ms] ·
+    total 2.31 s · TPOT 16.4 ms · 61.2 tok/s · 118 out · cached 300 of 412 prompt tokens ·
+    trim off · short_qa ≤500 ms met (a short prompt, no length asked) · simulated"."""
     parts: list[str] = []
     if record.status is not RequestStatus.OK:
         parts.append(record.status.value)
@@ -37,7 +65,12 @@ def summary_line(record: RequestRecord, *, color: bool) -> str:
         ttft = f"TTFT=total {duration(record.ttft_ms)} (no streaming)"
     if color and record.ttft_level is not None:
         ttft = f"\x1b[{_COLORS[record.ttft_level]}m{ttft}\x1b[0m"
-    parts.append(ttft)
+    parts.append(ttft + _split(record))
+    answer = record.time_to_first_answer_ms
+    ttft_ms = record.ttft_ms
+    # The model thought first: its answer came later than its first token.
+    if record.streamed and answer is not None and ttft_ms is not None and answer - ttft_ms >= 0.5:
+        parts.append(f"answer {duration(answer)}")
     if record.streamed:
         parts.append(f"total {duration(record.total_ms)}")
         if record.tpot_ms is not None:
@@ -46,11 +79,10 @@ def summary_line(record: RequestRecord, *, color: bool) -> str:
             parts.append(f"{record.output_tokens_per_s:.1f} tok/s")
     if record.output_tokens is not None:
         counted = " (≈)" if record.output_tokens_source == "counted" else ""
-        parts.append(f"{record.output_tokens} out{counted}")
-    if record.prompt_tokens_usage is not None:
-        parts.append(f"prompt {record.prompt_tokens_usage}")
-    elif record.prompt_tokens_estimated is not None:
-        parts.append(f"prompt {record.prompt_tokens_estimated} (≈)")
+        thinking = f", {record.reasoning_tokens:,} thinking" if record.reasoning_tokens else ""
+        parts.append(f"{record.output_tokens:,} out{counted}{thinking}")
+    if (prompt := _prompt(record)) is not None:
+        parts.append(prompt)
     if record.trim_enabled:
         trim = f"trim on {record.tokens_before}→{record.tokens_after}"
         if record.dropped:
@@ -61,7 +93,13 @@ def summary_line(record: RequestRecord, *, color: bool) -> str:
     if record.request_class and record.target_met is not None:
         verdict = "met" if record.target_met else "missed"
         request_class = inert_line(record.request_class)
-        parts.append(f"{request_class} ≤{record.ttft_target_ms:.0f} ms {verdict}")
+        why = f" ({record.request_class_reason})" if record.request_class_reason else ""
+        parts.append(f"{request_class} ≤{record.ttft_target_ms:.0f} ms {verdict}{why}")
+    if record.pauses:
+        longest = f", longest {duration(record.longest_gap_ms)}" if record.longest_gap_ms else ""
+        parts.append(f"{record.pauses} pause{'' if record.pauses == 1 else 's'}{longest}")
+    if record.buffered:
+        parts.append("buffered")
     if record.retries:
         parts.append(f"{record.retries} retr{'y' if record.retries == 1 else 'ies'}")
     if record.adjustments:
@@ -72,18 +110,29 @@ def summary_line(record: RequestRecord, *, color: bool) -> str:
     return " · ".join(parts)
 
 
-def json_payload(record: RequestRecord, reply: str, chat_id: int | None = None) -> dict[str, Any]:
-    """The --json contract for scripts (documented in the README; keep keys stable)."""
+def json_payload(
+    record: RequestRecord, reply: str, chat_id: int | None = None, reasoning: str | None = None
+) -> dict[str, Any]:
+    """The --json contract for scripts (documented in the README; keys are only added)."""
     error = None
     if record.status is RequestStatus.ERROR or record.error_kind:
         error = {"kind": record.error_kind, "message": record.error_message}
     prompt_tokens = None
-    if record.prompt_tokens_estimated is not None or record.prompt_tokens_usage is not None:
+    server = record.server or {}
+    if (
+        record.prompt_tokens_estimated is not None
+        or record.prompt_tokens_usage is not None
+        or record.prompt_tokens_server is not None
+    ):
         prompt_tokens = {
             "estimated": record.prompt_tokens_estimated,
             "exact_encoding": record.prompt_tokens_exact,
             "usage": record.prompt_tokens_usage,
+            "server": record.prompt_tokens_server,
+            "source": record.prompt_tokens_source,
+            "cached": server.get("cached_tokens"),
         }
+    anatomy = ttft_anatomy(record)
     return {
         "status": record.status.value,
         "error": error,
@@ -119,6 +168,15 @@ def json_payload(record: RequestRecord, reply: str, chat_id: int | None = None) 
         "phases_ms": dict(record.phases_ms) if record.phases_ms is not None else None,
         "connection_reused": record.connection_reused,
         "adjustments": list(record.adjustments),
+        "request_class_reason": record.request_class_reason,
+        "time_to_first_answer_ms": record.time_to_first_answer_ms,
+        "reasoning": reasoning or None,
+        "reasoning_tokens": record.reasoning_tokens,
+        "server": record.server,
+        "anatomy": anatomy.as_dict() if anatomy is not None else None,
+        "pauses": record.pauses if record.streamed and record.ttft_ms is not None else None,
+        "longest_gap_ms": record.longest_gap_ms,
+        "buffered": record.buffered,
     }
 
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from tui.commands._common import warning
 from tui.engine.events import Finished
 from tui.engine.metrics import RequestRecord, RequestStatus
+from tui.engine.reasoning import assistant_message
 
 if TYPE_CHECKING:
     from tui.engine.client import ChatRequest
@@ -144,9 +145,15 @@ class ReplyKeeper:
 
         draft_id = self._draft.id if self._draft is not None else None
         try:
-            self.store.save_record(finished.record, finished.text, self.chat_id, replaces=draft_id)
+            self.store.save_record(
+                finished.record,
+                finished.text,
+                self.chat_id,
+                replaces=draft_id,
+                reasoning_text=finished.reasoning,
+            )
             if self.chat_id is not None and finished.text:
-                reply = {"role": "assistant", "content": finished.text}
+                reply = assistant_message(finished.text, finished.reasoning)
                 self.store.add_message(self.chat_id, reply)
         except StoreError as problem:
             self._give_up(problem)

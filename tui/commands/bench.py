@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import signal
 import sys
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from tui.commands._common import (
@@ -60,11 +60,39 @@ def _progress(label: str, finished: Finished) -> None:
     print(f"  {label}: TTFT {ttft}{state}", file=sys.stderr, flush=True)
 
 
+def _warmup_progress(label: str, finished: Finished) -> None:
+    record = finished.record
+    first = f"{record.ttft_ms:,.0f} ms" if record.ttft_ms is not None else "—"
+    state = "" if record.status is RequestStatus.OK else f", {record.status.value}"
+    print(f"  {label}: first token {first}{state} (discarded)", file=sys.stderr, flush=True)
+
+
+@dataclass(frozen=True)
+class Measured:
+    """What a run of bench, sweep or check measured, and where."""
+
+    results: list[VariantResult]
+    stopped: bool  # Ctrl-C ended it early
+    endpoint: str  # host:port
+    model: str
+    simulated: bool
+    warmup: int
+
+    def about(self) -> dict[str, Any]:
+        """The keys every JSON object of these commands shares."""
+        return {
+            "endpoint": self.endpoint,
+            "model": self.model,
+            "simulated": self.simulated,
+            "warmup": self.warmup,
+        }
+
+
 def _measure(
-    config: Config, counter: TokenCounter, variants: list[Variant], runs: int
-) -> tuple[list[VariantResult], bool] | int:
-    """Each variant `runs` times against the configured (or embedded demo) endpoint, every
-    record saved: (the results, whether Ctrl-C stopped it early), or an exit code."""
+    config: Config, counter: TokenCounter, variants: list[Variant], runs: int, warmup: int
+) -> Measured | int:
+    """Each variant `runs` times against the configured (or embedded demo) endpoint, after
+    `warmup` discarded requests, every measured record saved; or an exit code."""
     from tui.engine.store import Store, StoreError
 
     store = None
@@ -82,14 +110,17 @@ def _measure(
             except StoreError as problem:  # a full disk must not lose the measurements
                 warning(f"record not saved: {problem}")
 
-    async def go(client: ChatClient) -> tuple[list[VariantResult], bool]:
+    async def go(client: ChatClient) -> Measured:
         cancel = asyncio.Event()
         loop = asyncio.get_running_loop()
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(signal.SIGINT, cancel.set)
         try:
-            results = await run_rounds(client, variants, runs, on_finished, cancel)
-            return results, cancel.is_set()
+            results = await run_rounds(
+                client, variants, runs, on_finished, cancel, warmup, _warmup_progress
+            )
+            model = variants[0].request.model if variants else config.model
+            return Measured(results, cancel.is_set(), client.host, model, client.simulated, warmup)
         finally:
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(signal.SIGINT)
@@ -162,12 +193,11 @@ def run_bench(args: argparse.Namespace, config: Config) -> int:
             )
             variants.append(Variant(label, request))
 
-    outcome = _measure(config, counter, variants, args.runs)
+    outcome = _measure(config, counter, variants, args.runs, args.warmup)
     if isinstance(outcome, int):
         return outcome
-    results, stopped = outcome
-    failed = any(result.failures for result in results)
-    return _finish(bench_lines(results), bench_payload(results), args.json, failed, stopped)
+    failed = any(result.failures for result in outcome.results)
+    return _finish(bench_lines(outcome), bench_payload(outcome), args.json, failed, outcome.stopped)
 
 
 # -- sweep ------------------------------------------------------------------------------------
@@ -199,10 +229,10 @@ def run_sweep(args: argparse.Namespace, config: Config) -> int:
         )
         variants.append(Variant(f"{length:,} tokens", replace(request, max_tokens=args.max_tokens)))
 
-    outcome = _measure(config, counter, variants, args.runs)
+    outcome = _measure(config, counter, variants, args.runs, args.warmup)
     if isinstance(outcome, int):
         return outcome
-    results, stopped = outcome
+    results = outcome.results
     points = [
         (float(tokens), ttft)
         for result in results
@@ -212,7 +242,7 @@ def run_sweep(args: argparse.Namespace, config: Config) -> int:
     fit = fit_line(points)
     failed = any(result.failures for result in results)
     return _finish(
-        sweep_lines(results, fit), sweep_payload(results, fit), args.json, failed, stopped
+        sweep_lines(outcome, fit), sweep_payload(outcome, fit), args.json, failed, outcome.stopped
     )
 
 
@@ -229,6 +259,7 @@ def run_check(args: argparse.Namespace, config: Config) -> int:
     base = build_request(
         messages, request_settings(config), counter, trim_enabled=False, stream=True
     )
+    base = replace(base, max_tokens_asked=True)  # each class is checked at its own length
     variants: list[Variant] = []
     targets: dict[str, float] = {}
     floor = 0  # the largest max_tokens an earlier class is chosen for (classify: first match)
@@ -241,17 +272,16 @@ def run_check(args: argparse.Namespace, config: Config) -> int:
         targets[request_class.name] = request_class.ttft_target_ms
         floor = max_tokens if bound is not None else floor
 
-    outcome = _measure(config, counter, variants, args.runs)
+    outcome = _measure(config, counter, variants, args.runs, args.warmup)
     if isinstance(outcome, int):
         return outcome
-    results, stopped = outcome
-    verdicts = [ClassVerdict(r.label, targets[r.label], r) for r in results]
+    verdicts = [ClassVerdict(r.label, targets[r.label], r) for r in outcome.results]
     missed = not verdicts or any(not verdict.met for verdict in verdicts)
     thresholds = config.thresholds()
     return _finish(
-        check_lines(verdicts, thresholds),
-        check_payload(verdicts),
+        check_lines(verdicts, thresholds, outcome.simulated),
+        check_payload(verdicts, outcome),
         args.json,
         missed,
-        stopped,
+        outcome.stopped,
     )

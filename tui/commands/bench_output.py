@@ -6,11 +6,21 @@ titles): each is made inert (tui/engine/inert.py) before it is measured and alig
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tui.engine.bench import ClassVerdict, LineFit, VariantResult
+from tui.engine.bench import ClassVerdict, LineFit, VariantResult, fit_warning
+from tui.engine.buffering import buffered_message
 from tui.engine.inert import inert_line
 from tui.engine.metrics import Thresholds
+
+if TYPE_CHECKING:
+    from tui.commands.bench import Measured
+
+COLD = (
+    "each request cold: a tag of its own opens its prompt, so the server's prefix cache cannot "
+    "serve it (cached: the template's opening it still reused)"
+)
+SIMULATED = "simulated: the embedded demo endpoint's latency model, not a real server"
 
 
 def duration(ms: float | None) -> str:
@@ -61,9 +71,23 @@ def _errors(results: list[VariantResult]) -> list[str]:
     return lines
 
 
+def _notes(measured: Measured, cold: bool = True) -> list[str]:
+    notes = []
+    if cold:
+        notes.append(COLD)
+    if measured.warmup:
+        many = "s" if measured.warmup > 1 else ""
+        notes.append(f"warm-up: {measured.warmup} request{many} first, discarded")
+    if measured.simulated:
+        notes.append(SIMULATED)
+    return notes
+
+
 def _summary(result: VariantResult) -> dict[str, Any]:
     return {
         "label": result.label,
+        "trim": result.trim,
+        "stream": result.stream,
         "runs": len(result.records),
         "ok": len(result.ok),
         "prompt_tokens": result.prompt_tokens,
@@ -79,6 +103,15 @@ def _summary(result: VariantResult) -> dict[str, Any]:
         "ttft_ms_runs": [r.ttft_ms for r in result.records],
         "record_ids": [r.id for r in result.records],
         "errors": [r.error_message or r.status.value for r in result.failures],
+        "cached_tokens": {"p50": result.server_percentile("cached_tokens", 50)},
+        "server_prefill_ms": {
+            "p50": result.server_percentile("prefill_ms", 50),
+            "p95": result.server_percentile("prefill_ms", 95),
+        },
+        "cached_tokens_runs": [
+            r.server.get("cached_tokens") if r.server is not None else None for r in result.records
+        ],
+        "buffered": result.buffered,
     }
 
 
@@ -88,50 +121,73 @@ def _change(before: float | None, after: float | None) -> str:
     return f"{duration(before)} → {duration(after)} ({(after - before) / before:+.0%})"
 
 
+def _cached(result: VariantResult) -> str:
+    cached = result.server_percentile("cached_tokens", 50)
+    return "—" if cached is None else f"{cached:,.0f}"
+
+
+def _prefill(result: VariantResult) -> str:
+    return duration(result.server_percentile("prefill_ms", 50))
+
+
 # -- bench ------------------------------------------------------------------------------------
 
 
-def bench_lines(results: list[VariantResult]) -> list[str]:
-    rows = [
-        [
-            r.label,
-            count(r.prompt_tokens),
-            duration(r.percentile("ttft_ms", 50)),
-            duration(r.percentile("ttft_ms", 95)),
+def bench_lines(measured: Measured) -> list[str]:
+    results = measured.results
+    reported = any(r.server_percentile("prefill_ms", 50) is not None for r in results)
+    rows = []
+    for r in results:
+        row = [r.label, count(r.prompt_tokens), _cached(r)]
+        row += [duration(r.percentile("ttft_ms", 50)), duration(r.percentile("ttft_ms", 95))]
+        row += [_prefill(r)] if reported else []
+        row += [
             duration(r.percentile("total_ms", 50)),
             rate(r.percentile("output_tokens_per_s", 50)),
-            _runs(r),
         ]
-        for r in results
-    ]
-    header = ["variant", "prompt tok", "TTFT p50", "TTFT p95", "total p50", "tok/s", "runs"]
+        rows.append([*row, _runs(r)])
+    header = ["variant", "prompt tok", "cached", "TTFT p50", "TTFT p95"]
+    header += ["prefill p50"] if reported else []
+    header += ["total p50", "tok/s", "runs"]
     lines = table(header, rows)
     by_label = {r.label: r for r in results}
 
-    def ttft(label: str) -> float | None:
-        result = by_label.get(label)
-        return result.percentile("ttft_ms", 50) if result else None
+    def change(before: str, after: str) -> str:
+        first, second = by_label.get(before), by_label.get(after)
+        if first is None or second is None:
+            return "—"
+        text = "TTFT " + _change(first.percentile("ttft_ms", 50), second.percentile("ttft_ms", 50))
+        prefill = (
+            first.server_percentile("prefill_ms", 50),
+            second.server_percentile("prefill_ms", 50),
+        )
+        if prefill[0] is not None and prefill[1] is not None:
+            text += "; the server's prefill " + _change(*prefill)
+        return text
 
     lines.append("")
+    lines.append("trimming, streamed:    " + change("untrimmed, streamed", "trimmed, streamed"))
     lines.append(
-        "trimming, streamed:    TTFT "
-        + _change(ttft("untrimmed, streamed"), ttft("trimmed, streamed"))
+        "streaming, untrimmed:  " + change("untrimmed, not streamed", "untrimmed, streamed")
     )
-    lines.append(
-        "streaming, untrimmed:  TTFT "
-        + _change(ttft("untrimmed, not streamed"), ttft("untrimmed, streamed"))
-    )
+    lines += _notes(measured)
     return lines + _errors(results)
 
 
-def bench_payload(results: list[VariantResult]) -> dict[str, Any]:
-    return {"command": "bench", "variants": [_summary(r) for r in results]}
+def bench_payload(measured: Measured) -> dict[str, Any]:
+    return {
+        "command": "bench",
+        **measured.about(),
+        "cold": True,
+        "variants": [_summary(r) for r in measured.results],
+    }
 
 
 # -- sweep ------------------------------------------------------------------------------------
 
 
-def sweep_lines(results: list[VariantResult], fit: LineFit | None) -> list[str]:
+def sweep_lines(measured: Measured, fit: LineFit | None) -> list[str]:
+    results = measured.results
     medians = [r.percentile("ttft_ms", 50) for r in results]
     longest = max((m for m in medians if m is not None), default=0.0)
     rows = []
@@ -141,40 +197,59 @@ def sweep_lines(results: list[VariantResult], fit: LineFit | None) -> list[str]:
             [
                 result.label,
                 count(result.prompt_tokens),
+                _cached(result),
                 duration(median),
                 duration(result.percentile("ttft_ms", 95)),
                 _runs(result),
                 bar,
             ]
         )
-    lines = table(["asked", "prompt tok", "TTFT p50", "TTFT p95", "runs", ""], rows, bar=True)
+    header = ["asked", "prompt tok", "cached", "TTFT p50", "TTFT p95", "runs", ""]
+    lines = table(header, rows, bar=True)
     lines.append("")
     if fit is None:
         lines.append("fit: needs TTFT at two prompt lengths or more")
     else:
+        speed = fit.prefill_tokens_per_s
+        prefill = f"prefill {speed:,.0f} tokens/s, " if speed is not None else ""
         lines.append(
             f"fit: TTFT ≈ {fit.intercept_ms:,.0f} ms + {fit.ms_per_token:.3f} ms per prompt token"
+            f" ({prefill}R² {fit.r2:.3f})"
         )
+        if (warning := fit_warning(fit)) is not None:
+            lines.append("warning: " + warning)
+    lines += _notes(measured)
     return lines + _errors(results)
 
 
-def sweep_payload(results: list[VariantResult], fit: LineFit | None) -> dict[str, Any]:
+def sweep_payload(measured: Measured, fit: LineFit | None) -> dict[str, Any]:
     return {
         "command": "sweep",
-        "lengths": [_summary(r) for r in results],
+        **measured.about(),
+        "cold": True,
+        "lengths": [_summary(r) for r in measured.results],
         "fit": None
         if fit is None
-        else {"intercept_ms": fit.intercept_ms, "ms_per_prompt_token": fit.ms_per_token},
+        else {
+            "intercept_ms": fit.intercept_ms,
+            "ms_per_prompt_token": fit.ms_per_token,
+            "prefill_tokens_per_s": fit.prefill_tokens_per_s,
+            "r2": fit.r2,
+            "warning": fit_warning(fit),
+        },
     }
 
 
 # -- check ------------------------------------------------------------------------------------
 
 
-def check_lines(verdicts: list[ClassVerdict], thresholds: Thresholds) -> list[str]:
+def check_lines(
+    verdicts: list[ClassVerdict], thresholds: Thresholds, simulated: bool = False
+) -> list[str]:
     rows = []
     for verdict in verdicts:
-        level = thresholds.level(verdict.p50_ms)
+        # One verdict: the class target is the ok/warn boundary (metrics.Thresholds).
+        level = thresholds.for_target(verdict.target_ms).level(verdict.p50_ms)
         rows.append(
             [
                 verdict.name,
@@ -196,12 +271,17 @@ def check_lines(verdicts: list[ClassVerdict], thresholds: Thresholds) -> list[st
     else:
         missed = ", ".join(v.name for v in verdicts if not v.met)
         lines.append(f"missed: {missed}")
+    if any(v.result.buffered for v in verdicts):
+        lines.append("buffered: " + buffered_message())
+    if simulated:
+        lines.append(SIMULATED)
     return lines + _errors([v.result for v in verdicts])
 
 
-def check_payload(verdicts: list[ClassVerdict]) -> dict[str, Any]:
+def check_payload(verdicts: list[ClassVerdict], measured: Measured) -> dict[str, Any]:
     return {
         "command": "check",
+        **measured.about(),
         "met": bool(verdicts) and all(v.met for v in verdicts),
         "classes": [
             {"target_ms": v.target_ms, "met": v.met, **_summary(v.result)} for v in verdicts

@@ -40,11 +40,13 @@ def _one_line(text: str, width: int) -> str:
 
 def record_lines(records: list[dict[str, Any]]) -> list[str]:
     header = ["started", "model", "status", "streamed", "trim", "TTFT", "total", "TPOT"]
-    header += ["tok/s", "out", "prompt", "chat"]
+    header += ["tok/s", "out", "prompt", "cached", "chat"]
     rows = []
     for data in records:
         simulated = " (sim)" if data.get("simulated") else ""
         prompt = data.get("prompt_tokens_usage") or data.get("prompt_tokens_estimated")
+        server = data.get("server")
+        cached = server.get("cached_tokens") if isinstance(server, dict) else None
         rows.append(
             [
                 _when(data["started_at_epoch"]),
@@ -58,6 +60,7 @@ def record_lines(records: list[dict[str, Any]]) -> list[str]:
                 rate(data.get("output_tokens_per_s")),
                 count(data.get("output_tokens")),
                 count(prompt),
+                count(cached if isinstance(cached, int) else None),
                 "—" if data.get("chat_id") is None else str(data["chat_id"]),
             ]
         )

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from tui import __version__
 from tui.engine import client_errors
-from tui.engine.client_attempt import CHUNK, DONE, END, OPENED, STARTED, Attempt
+from tui.engine.client_attempt import CHUNK, DONE, END, OPENED, PAUSED, STARTED, Attempt
 from tui.engine.client_body import BrokenBody
 from tui.engine.client_errors import ClassifiedError
 from tui.engine.dialects import DialectMemory, adjusted_body, adjustment_asked
@@ -77,6 +77,12 @@ class ChatRequest:
     prompt_tokens_exact: bool = False
     # The raw (uncalibrated) count: what calibration compares with usage.prompt_tokens.
     prompt_tokens_counted: int | None = None
+    # max_tokens was asked for this request (a flag, `check`), not the config's default: the
+    # request class follows it (request_classes.py).
+    max_tokens_asked: bool = False
+    # Where the prompt's count came from: "estimate" (local), "server_text" (the server's
+    # tokenizer per message: server_tokens.py); None when nothing counted it.
+    prompt_tokens_source: str | None = None
     # Trimming is on and the conversation fits the budget uncounted: sent whole, nothing dropped.
     trim_fits: bool = False
     # The budget it fits when `trim_fits`: a context overflow is then the budget's fault.
@@ -102,6 +108,16 @@ class ClientError(Exception):
     def __init__(self, classified: ClassifiedError) -> None:
         super().__init__(classified.message)
         self.kind = classified.kind
+
+
+def server_root(base_url: str) -> str:
+    """The server's root for a base_url: without its API version path (`/v1`, LM Studio's
+    `/api/v0`), where servers put what is not the OpenAI API (tokenizers, health)."""
+    root = without_query(base_url).rstrip("/")
+    for suffix in ("/v1", "/api/v0"):
+        if root.endswith(suffix):
+            return root[: -len(suffix)]
+    return root
 
 
 def endpoint_host(base_url: str) -> str:
@@ -170,6 +186,8 @@ class ChatClient:
         auth_header: str | None = None,
         proxies: ProxyRules | None = None,
         dialects: DialectMemory | None = None,
+        stall_timeout_ms: float | None = None,
+        stall_setting: str | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self._api_key = api_key
@@ -179,6 +197,13 @@ class ChatClient:
         )
         self.timeout_s = float(timeout_s)
         self.chunk_timeout_ms = float(chunk_timeout_ms)
+        # A gap over chunk_timeout_ms is a pause (reported, the reply goes on); a gap over
+        # stall_timeout_ms ends it as stalled, its message naming `stall_setting` (where the
+        # limit is set). None: the chunk timeout ends the stream.
+        self.stall_timeout_ms = None
+        if stall_timeout_ms is not None:
+            self.stall_timeout_ms = max(float(stall_timeout_ms), self.chunk_timeout_ms)
+        self.stall_setting = stall_setting
         self.thresholds = thresholds or Thresholds()
         self.request_classes = tuple(request_classes)
         self.max_retries = max(0, int(max_retries))
@@ -273,6 +298,55 @@ class ChatClient:
             if isinstance(item, dict) and isinstance(item.get("id"), str)
         ]
 
+    async def post_json(self, path_from_root: str, payload: dict[str, Any]) -> dict[str, Any]:
+        """POST `payload` as JSON to a path at the server's root and return the JSON object it
+        answers: for what servers offer beside the API, such as their tokenizers (llama.cpp's
+        `/tokenize`, vLLM's `/tokenize`, llama-cpp-python's `/extras/tokenize/count`), which
+        live at the root, not under the API's `/v1`.
+
+        Sent over the client's own connection pool with its key and headers, within
+        `timeout_seconds`. Any failure raises ClientError with a one-line, key-free message;
+        its `kind` is `not_found` for a 404 (no such endpoint), `bad_request` for another 4xx,
+        else as for a chat request (`connection`, `timeout`, `server`, `bad_json`...)."""
+        url = join_url(server_root(self.base_url), path_from_root.lstrip("/"))
+        shown = join_url(server_root(self.endpoint), path_from_root.lstrip("/"))
+        try:
+            return await asyncio.wait_for(self._post_json(url, payload), self.timeout_s)
+        except asyncio.TimeoutError:
+            raise ClientError(client_errors.timeout_error(shown, self.timeout_s)) from None
+        except StatusError as error:
+            kind = "not_found" if error.status == 404 else "bad_request"
+            if error.status >= 500:
+                kind = "server"
+            text = redact_text(" ".join(error.text.split())[:160], self._secrets)
+            raise ClientError(
+                ClassifiedError(kind, f"HTTP {error.status} from {shown}: {text}")
+            ) from None
+        except json.JSONDecodeError:
+            raise ClientError(client_errors.bad_json_error(shown)) from None
+        except Exception as error:  # one line, never a traceback
+            classified = client_errors.classify(error, shown, self._api_key)
+            raise ClientError(self._scrub(classified)) from None
+
+    async def _post_json(self, url: str, payload: dict[str, Any]) -> dict[str, Any]:
+        target = parse_url(url)
+        request = Request("POST", target, self._whole_headers, json.dumps(payload).encode())
+        exchange = await self._http.open(request, [])
+        try:
+            if exchange.status >= 300:
+                text, _ = await exchange.read(64 * 1024)
+                head = exchange.head
+                raise StatusError(
+                    head.status, head.reason, head.headers, text.decode("utf-8", "replace")
+                )
+            body, _ = await exchange.read()
+        finally:
+            exchange.close()
+        answer = json.loads(body)
+        if not isinstance(answer, dict):
+            raise json.JSONDecodeError("not a JSON object", body.decode(errors="replace"), 0)
+        return answer
+
     # -- the request ------------------------------------------------------------------------
 
     def _classify(
@@ -351,6 +425,9 @@ class ChatClient:
                     streaming=request.stream,
                     timeout_s=self.timeout_s,
                     chunk_timeout_s=self.chunk_timeout_ms / 1000.0,
+                    stall_timeout_s=(
+                        None if self.stall_timeout_ms is None else self.stall_timeout_ms / 1000.0
+                    ),
                     queue=queue,
                 )
                 attempt.start()
@@ -375,6 +452,8 @@ class ChatClient:
                         opened = True  # headers only; TTFB waits for the first SSE event
                     elif tag == DONE:
                         reply.done = True
+                    elif tag == PAUSED:
+                        yield reply.on_pause(item[1], item[2])
                 await attempt.wait_closed()
 
                 failure = None
@@ -443,13 +522,16 @@ class ChatClient:
                     join_url(self.endpoint, "chat/completions"),
                     self.timeout_s,
                     self.chunk_timeout_ms,
+                    self.stall_timeout_ms,
+                    self.stall_setting,
                 ),
                 thresholds=self.thresholds,
                 counter=self.counter,
                 scrub=self._scrub,
                 trace=trace,
+                finished_at=finished_at,
             )
-            yield Finished(finished_at, record, reply.text)
+            yield Finished(finished_at, record, reply.text, reply.reasoning)
         finally:
             if cancel_waiter is not None:
                 cancel_waiter.remove_done_callback(on_cancel)

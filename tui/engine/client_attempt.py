@@ -33,6 +33,7 @@ OPENED = 1  # (OPENED, at)                response headers arrived (streaming on
 CHUNK = 2  # (CHUNK, chunk, at)           one SSE event as a dict, or the whole non-stream body
 END = 3  # (END, outcome, error, at)      outcome: eof | error | timeout | stalled | cancelled
 DONE = 4  # (DONE, at)                    `data: [DONE]` arrived: the server says it is complete
+PAUSED = 5  # (PAUSED, since, at)         no chunk since `since` for chunk_timeout_s; read on
 
 # After [DONE], the rest of the body (the chunked terminator, usually in the same read) is read
 # so the connection can be reused, but never for longer than this.
@@ -117,12 +118,17 @@ class Attempt:
         timeout_s: float,
         chunk_timeout_s: float,
         queue: asyncio.Queue[tuple[Any, ...]],
+        stall_timeout_s: float | None = None,
     ) -> None:
         self._http = http
         self._request = request
         self._streaming = streaming
         self._timeout_s = timeout_s
         self._chunk_timeout_s = chunk_timeout_s
+        # A gap over chunk_timeout_s is reported (PAUSED) and the reply read on; only a gap over
+        # stall_timeout_s ends it as stalled. None: the chunk timeout is the stall limit too.
+        self._stall_timeout_s = stall_timeout_s
+        self._gap_reason = "stalled" if stall_timeout_s is None else "paused"
         self._queue = queue
         self._task: asyncio.Task[None] | None = None
         self._timer: asyncio.TimerHandle | None = None
@@ -185,6 +191,12 @@ class Attempt:
             loop = asyncio.get_running_loop()
             self._timer = loop.call_at(loop.time() + remaining, self._on_timer)
             return
+        if self._deadline_reason == "paused" and self._stall_timeout_s is not None:
+            # A pause, not a stall: say so and wait on, up to the stall limit from the last chunk.
+            since = self._deadline - self._chunk_timeout_s
+            self._queue.put_nowait((PAUSED, since, perf_counter()))
+            self._rearm(since + self._stall_timeout_s, "stalled")
+            return
         self.abort(self._deadline_reason)
 
     async def _run(self) -> None:
@@ -238,10 +250,13 @@ class Attempt:
         chunk = parse_object(event)
         self._queue.put_nowait((CHUNK, chunk, at))
         if self._seen_token:
-            self._deadline = at + self._chunk_timeout_s
+            if self._deadline_reason == self._gap_reason:
+                self._deadline = at + self._chunk_timeout_s
+            else:  # the first chunk after a reported pause: back on the chunk clock
+                self._rearm(at + self._chunk_timeout_s, self._gap_reason)
         elif has_token(chunk):
             # The chunk clock starts at the first token, not the first event: vLLM sends the
             # role chunk before prefill, which may legitimately take seconds.
             self._seen_token = True
-            self._rearm(at + self._chunk_timeout_s, "stalled")
+            self._rearm(at + self._chunk_timeout_s, self._gap_reason)
         return False

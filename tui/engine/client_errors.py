@@ -296,11 +296,19 @@ def broken_body_error(reason: str) -> ClassifiedError:
     )
 
 
-def stalled_error(chunk_timeout_ms: float) -> ClassifiedError:
+def stalled_error(chunk_timeout_ms: float, setting: str | None = None) -> ClassifiedError:
+    """A stream given up after a gap of `chunk_timeout_ms`; `setting` says which key, in which
+    file, sets that limit (the fix is to raise it there)."""
+    if setting is None:
+        return ClassifiedError(
+            "stalled",
+            f"no chunk for chunk_timeout_ms = {chunk_timeout_ms:g} ms: the stream stalled; "
+            "the partial reply is kept",
+        )
     return ClassifiedError(
         "stalled",
-        f"no chunk for chunk_timeout_ms = {chunk_timeout_ms:g} ms: the stream stalled; "
-        "the partial reply is kept",
+        f"no token for {chunk_timeout_ms / 1000:g} s: the stream stalled (the partial reply "
+        f"is kept); if the server pauses this long, raise {setting}",
     )
 
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 from itertools import pairwise
+from typing import Any
 
 
 class TtftLevel(str, Enum):
@@ -32,17 +33,30 @@ class RequestStatus(str, Enum):
 
 @dataclass(frozen=True, slots=True)
 class Thresholds:
-    """TTFT colouring: below warn is ok, from warn is warn, from error is error."""
+    """TTFT colouring: below warn is ok, from warn is warn, from error is error.
+
+    One verdict per request: a request's class target is its ok/warn boundary
+    (`for_target`), so "met" is always shown ok and "missed" never is; `warn_ms` is the
+    boundary only for a request no class covers, and `error_ms` stays the warn/error one
+    (never below the target).
+    """
 
     warn_ms: float = 1200.0
     error_ms: float = 2500.0
+
+    def for_target(self, target_ms: float | None) -> Thresholds:
+        """The thresholds a request with this class target is coloured by (itself when the
+        request has no class)."""
+        if target_ms is None:
+            return self
+        return Thresholds(warn_ms=target_ms, error_ms=max(self.error_ms, target_ms))
 
     def level(self, ttft_ms: float | None) -> TtftLevel | None:
         if ttft_ms is None:
             return None
         if ttft_ms >= self.error_ms:
             return TtftLevel.ERROR
-        if ttft_ms >= self.warn_ms:
+        if ttft_ms > self.warn_ms:
             return TtftLevel.WARN
         return TtftLevel.OK
 
@@ -142,6 +156,24 @@ class RequestRecord:
     connection_reused: bool | None = None  # the last attempt went over a kept connection
     # Body adjustments a model needed (dialects.py), e.g. ["max_completion_tokens"].
     adjustments: list[str] = field(default_factory=list)
+    # Why the request is in its class (request_classes.py), e.g. "a short question".
+    request_class_reason: str | None = None
+    # What the server reported about its own side (server_report.py; None: nothing).
+    server: dict[str, Any] | None = None
+    # The first content or tool-call token, after any reasoning (= TTFT without reasoning).
+    time_to_first_answer_ms: float | None = None
+    reasoning_tokens: int | None = None  # usage.completion_tokens_details.reasoning_tokens
+    # Gaps between tokens longer than chunk_timeout_ms (the reply went on), and the longest
+    # gap after the first token (a stalled reply's last, cut-off one included).
+    pauses: int = 0
+    longest_gap_ms: float | None = None
+    # The streamed reply arrived in one burst at the end (a buffering proxy): buffering.py.
+    # None: not judged (not streamed, or no tokens).
+    buffered: bool | None = None
+    # The prompt counted by the server's own tokenizer (server_tokens.py), and which count the
+    # record's figures use: "server" (exact) or "estimate" (the local count).
+    prompt_tokens_server: int | None = None
+    prompt_tokens_source: str | None = None
 
     def to_dict(self) -> dict[str, object]:
         data = asdict(self)

@@ -12,21 +12,32 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from tui.engine import client_errors
+from tui.engine.buffering import is_buffered
 from tui.engine.client_attempt import first_choice, token_parts
 from tui.engine.client_errors import ClassifiedError
-from tui.engine.events import ClientEvent, Delta, FirstByte, FirstToken, UsageReported
+from tui.engine.events import (
+    ClientEvent,
+    Delta,
+    FirstAnswerToken,
+    FirstByte,
+    FirstToken,
+    Paused,
+    UsageReported,
+)
 from tui.engine.metrics import (
     RequestClass,
     RequestRecord,
     RequestStatus,
     Thresholds,
-    classify,
     derive_timings,
 )
 from tui.engine.phases import AttemptTrace, phase_durations
+from tui.engine.request_classes import classify_request
+from tui.engine.server_report import ServerReport
 
 if TYPE_CHECKING:
     from tui.engine.client import ChatRequest
@@ -43,9 +54,12 @@ class Reply:
 
     def __init__(self) -> None:
         self.parts: list[str] = []  # content only: the reply text
+        self.reasoning_parts: list[str] = []  # the model's thinking, never part of the reply
         self.counted_parts: list[str] = []  # content + reasoning + tool arguments: local count
         self.first_byte_at: float | None = None
         self.first_token_at: float | None = None
+        self.first_answer_at: float | None = None  # first content or tool-call token
+        self.server = ServerReport()
         self.last_token_at: float | None = None
         self.token_times: list[float] = []
         self.finish_reason: str | None = None
@@ -59,6 +73,14 @@ class Reply:
     def text(self) -> str:
         return "".join(self.parts)
 
+    @property
+    def reasoning(self) -> str:
+        return "".join(self.reasoning_parts)
+
+    def on_pause(self, since: float, at: float) -> Paused:
+        """No token since `since` for chunk_timeout_ms (the attempt's watchdog saw it at `at`)."""
+        return Paused(at, since)
+
     def on_chunk(self, chunk: dict[str, Any], at: float, streaming: bool) -> list[ClientEvent]:
         """One streamed chunk (or the whole non-stream body), a plain dict from json.loads."""
         events: list[ClientEvent] = []
@@ -67,6 +89,7 @@ class Reply:
             self.first_byte_at = at
             events.append(FirstByte(at))
         choice = first_choice(chunk)
+        finish_reason = None
         if choice is not None:
             part = choice.get("delta" if streaming else "message")
             if isinstance(part, dict):
@@ -81,6 +104,10 @@ class Reply:
             self.prompt_tokens_usage = prompt_tokens
             self.completion_tokens_usage = completion_tokens
             events.append(UsageReported(at, prompt_tokens, completion_tokens))
+        if choice is None or finish_reason or usage is not None or not streaming:
+            # The server's own figures ride the last chunks (the finish chunk, the usage chunk
+            # with no choices) or the whole body; token chunks, the hot path, are not read.
+            self.server.take(chunk)
         return events
 
     def _on_part(self, part: dict[str, Any], at: float, events: list[ClientEvent]) -> None:
@@ -93,8 +120,12 @@ class Reply:
         self.last_token_at = at
         self.token_times.append(at)
         if reasoning:
+            self.reasoning_parts.append(reasoning)
             self.counted_parts.append(reasoning)
             events.append(Delta(reasoning, at, "reasoning"))
+        if self.first_answer_at is None and (content or tool_calls):
+            self.first_answer_at = at
+            events.append(FirstAnswerToken(at))
         for call in tool_calls:
             function = call.get("function") if isinstance(call, dict) else None
             fragment = ""
@@ -127,6 +158,7 @@ def new_record(
         simulated=simulated,
         prompt_tokens_estimated=request.prompt_tokens_estimated,
         prompt_tokens_exact=request.prompt_tokens_exact,
+        prompt_tokens_source=request.prompt_tokens_source,
         trim_enabled=trim is not None or request.trim_fits,
     )
     if trim is not None:
@@ -136,10 +168,13 @@ def new_record(
     else:
         counted = request.prompt_tokens_counted
         record.tokens_before = record.tokens_after = counted
-    request_class = classify(request.max_tokens, request_classes)
-    if request_class is not None:
-        record.request_class = request_class.name
-        record.ttft_target_ms = request_class.ttft_target_ms
+    chosen = classify_request(
+        request.messages, request.max_tokens, request.max_tokens_asked, request_classes
+    )
+    if chosen is not None:
+        record.request_class = chosen.request_class.name
+        record.ttft_target_ms = chosen.request_class.ttft_target_ms
+        record.request_class_reason = chosen.reason
     return record
 
 
@@ -150,6 +185,10 @@ class Limits:
     url: str  # the chat completions URL (a timeout names its host)
     timeout_s: float
     chunk_timeout_ms: float
+    # The gap that ends a stream as stalled (None: chunk_timeout_ms), and where it is set, for
+    # the stall's message (e.g. "stall_timeout_ms in ~/.config/firsttoken/config.toml").
+    stall_timeout_ms: float | None = None
+    stall_setting: str | None = None
 
 
 def output_tokens(reply: Reply, record: RequestRecord, counter: TokenCounter | None) -> int | None:
@@ -181,14 +220,17 @@ def finish_record(
     counter: TokenCounter | None,
     scrub: Callable[[ClassifiedError], ClassifiedError],
     trace: AttemptTrace | None = None,
+    finished_at: float | None = None,
 ) -> None:
     """Fill the record's figures and its status from the reply and how the request ended
     (`outcome`: eof, error, timeout, stalled or cancelled; `failure`: a classified error;
     `broke_off`: the connection closed after the response head; `trace`: the last attempt's
-    stamps, for the phases)."""
+    stamps, for the phases; `finished_at`: when it ended, the end of a stalled reply's last
+    gap)."""
     record.finish_reason = reply.finish_reason
     record.prompt_tokens_usage = reply.prompt_tokens_usage
     record.completion_tokens_usage = reply.completion_tokens_usage
+    record.server = reply.server.as_dict()
     if started_at is not None and trace is not None:
         record.connection_reused = trace.reused
         record.phases_ms = phase_durations(
@@ -198,6 +240,8 @@ def finish_record(
             first_token_at=reply.first_token_at,
             streamed=request.stream,
         )
+    if record.server is not None:
+        record.reasoning_tokens = record.server["reasoning_tokens"]
     if started_at is not None:
         if reply.first_byte_at is not None:
             record.ttfb_ms = (reply.first_byte_at - started_at) * 1000.0
@@ -209,11 +253,24 @@ def finish_record(
             started_at=started_at,
             output_tokens=output_tokens(reply, record, counter),
         )
+        if reply.first_answer_at is not None:
+            record.time_to_first_answer_ms = (reply.first_answer_at - started_at) * 1000.0
         if not request.stream:
             # TTFT = total by definition here; a per-token figure would be invented.
             record.tpot_ms = None
             record.output_tokens_per_s = None
-    record.ttft_level = thresholds.level(record.ttft_ms)
+        else:
+            stalled_at = finished_at if outcome == "stalled" else None
+            _gaps(record, reply.token_times, limits.chunk_timeout_ms, stalled_at)
+            decode = record.server["decode_ms"] if record.server is not None else None
+            record.buffered = is_buffered(
+                streamed=True,
+                started_at=started_at,
+                token_times=reply.token_times,
+                server_decode_ms=decode,
+            )
+    # One verdict: the class target is the ok/warn boundary (metrics.Thresholds.for_target).
+    record.ttft_level = thresholds.for_target(record.ttft_target_ms).level(record.ttft_ms)
     if record.ttft_target_ms is not None and record.ttft_ms is not None:
         record.target_met = record.ttft_ms <= record.ttft_target_ms
     _calibrate(request, reply, counter)
@@ -223,7 +280,12 @@ def finish_record(
         record.status = RequestStatus.CANCELLED
     elif outcome == "stalled":
         record.status = RequestStatus.STALLED
-        classified = client_errors.stalled_error(limits.chunk_timeout_ms)
+        if limits.stall_timeout_ms is None:
+            classified = client_errors.stalled_error(limits.chunk_timeout_ms)
+        else:
+            classified = client_errors.stalled_error(
+                limits.stall_timeout_ms, setting=limits.stall_setting or "stall_timeout_ms"
+            )
     elif outcome == "timeout":
         record.status = RequestStatus.ERROR
         classified = client_errors.timeout_error(limits.url, limits.timeout_s)
@@ -249,11 +311,34 @@ def finish_record(
         record.error_message = classified.message
 
 
+def _gaps(
+    record: RequestRecord,
+    token_times: Sequence[float],
+    chunk_timeout_ms: float,
+    stalled_at: float | None,
+) -> None:
+    """The pauses (gaps over chunk_timeout_ms the reply survived) and the longest gap, from the
+    receipt times; a stalled reply's last gap, up to when it was given up, counts as longest."""
+    longest = 0.0
+    pauses = 0
+    for before, after in pairwise(token_times):
+        gap = (after - before) * 1000.0
+        if gap > chunk_timeout_ms:
+            pauses += 1
+        longest = max(longest, gap)
+    if stalled_at is not None and token_times:
+        longest = max(longest, (stalled_at - token_times[-1]) * 1000.0)
+    record.pauses = pauses
+    record.longest_gap_ms = longest if len(token_times) > 1 or stalled_at is not None else None
+
+
 def _calibrate(request: ChatRequest, reply: Reply, counter: TokenCounter | None) -> None:
     counted = request.prompt_tokens_counted
     actual = reply.prompt_tokens_usage
     if counter is None or counted is None or actual is None or actual <= 0:
         return
+    if request.prompt_tokens_source not in (None, "estimate"):
+        return  # the server counted it: nothing to learn about the local estimate
     record_usage = getattr(counter, "record_usage", None)
     if record_usage is not None:
         record_usage(counted, actual)

@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tui.engine.client import ChatRequest
+from tui.engine.reasoning import without_reasoning
 
 if TYPE_CHECKING:
     from tui.engine.metrics import RequestRecord
-    from tui.engine.tokens import TokenCounter
+    from tui.engine.tokens import PromptCounter, TokenCounter
     from tui.engine.trim import TrimPolicy, TrimResult
 
 
@@ -37,16 +38,18 @@ class RequestSettings:
 def build_request(
     messages: Sequence[dict[str, Any]],
     settings: RequestSettings,
-    counter: TokenCounter,
+    counter: PromptCounter,
     *,
     trim_enabled: bool,
     stream: bool,
     model: str | None = None,
     budget: int | None = None,
 ) -> ChatRequest:
-    """The request for `messages`; `budget` defaults to the settings' token budget."""
+    """The request for `messages`; `budget` defaults to the settings' token budget. Stored
+    reasoning is not sent back (reasoning.py)."""
     from tui.engine.trim import trim  # its tokenizer is loaded here anyway
 
+    messages = without_reasoning(messages)
     result: TrimResult | None = None
     if trim_enabled:
         result = trim(
@@ -70,6 +73,7 @@ def build_request(
         prompt_tokens_estimated=counter.calibrated(counted),
         prompt_tokens_exact=counter.exact,
         prompt_tokens_counted=counted,
+        prompt_tokens_source=counter.prompt_source(sent),
     )
 
 
@@ -86,7 +90,7 @@ def uncounted_request(
     """The request for a conversation sent whole without counting it first: trimming is off,
     or it fits `budget` whatever the tokenizer (`prompt_bound.fits_without_counting`)."""
     return ChatRequest(
-        messages=list(messages),
+        messages=without_reasoning(messages),
         model=model,
         stream=stream,
         temperature=temperature,

@@ -295,11 +295,16 @@ class Store:
         *,
         incomplete: bool = False,
         replaces: str | None = None,
+        reasoning_text: str = "",
     ) -> None:
         """Save (or overwrite, by record id) a record and its reply. `incomplete`: the reply
         is still arriving (a later save replaces it). `replaces`: the id of an incomplete
-        record this one supersedes (deleted in the same transaction)."""
+        record this one supersedes (deleted in the same transaction). `reasoning_text`: the
+        model's thinking, kept in the record's JSON beside its figures (`records()` returns it
+        as `reasoning_text`)."""
         data = record.to_dict()
+        if reasoning_text:
+            data["reasoning_text"] = reasoning_text
         with self._locked() as db:
             db.execute("BEGIN IMMEDIATE")
             if replaces is not None and replaces != record.id:
@@ -364,8 +369,9 @@ class Store:
         return [json.loads(r[0]) for r in rows]
 
     def records(self, limit: int = 100, chat_id: int | None = None) -> list[dict[str, Any]]:
-        """Newest first: each RequestRecord.to_dict() plus `reply_text`, `chat_id` and
-        `incomplete` (True: the process stopped before the reply ended; `limit` -1: all)."""
+        """Newest first: each RequestRecord.to_dict() plus `reply_text`, `reasoning_text` ("" when
+        the model sent none), `chat_id` and `incomplete` (True: the process stopped before the
+        reply ended; `limit` -1: all)."""
         incomplete = "incomplete" if "incomplete" in self._columns else "0"
         query = f"SELECT record_json, reply_text, chat_id, {incomplete} FROM records"
         params: tuple[Any, ...] = ()
@@ -379,6 +385,7 @@ class Store:
         for record_json, reply_text, row_chat_id, row_incomplete in rows:
             data = json.loads(record_json)
             data["reply_text"] = reply_text
+            data.setdefault("reasoning_text", "")
             data["chat_id"] = row_chat_id
             data["incomplete"] = bool(row_incomplete)
             out.append(data)

@@ -16,9 +16,9 @@ import json
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import islice
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from tui.engine.calibration import Calibration
+from tui.engine.calibration import Calibration, CalibrationFile
 
 # The chat framing lives beside the bound that must never count fewer (prompt_bound.py).
 from tui.engine.prompt_bound import (
@@ -106,10 +106,34 @@ def encoding_for(model: str) -> tuple[str, bool]:
         return DEFAULT_ENCODING, False
 
 
-class TokenCounter:
-    """Counts prompt tokens for one model. Thread-safe enough for one UI + one worker."""
+class PromptCounter(Protocol):
+    """What the trimmer and the request builder count prompts with: a TokenCounter (local),
+    or server_tokens.ServerCounts (the server's own counts where it has them)."""
 
-    def __init__(self, model: str = "gpt-4o-mini") -> None:
+    reply_priming: int
+
+    def count_each(self, messages: Sequence[Mapping[str, Any]]) -> list[int]: ...
+
+    def count_messages(self, messages: Sequence[Mapping[str, Any]]) -> int: ...
+
+    def calibrated(self, n: int) -> int: ...
+
+    def prompt_source(self, messages: Sequence[Mapping[str, Any]]) -> str: ...
+
+    @property
+    def exact(self) -> bool: ...
+
+
+class TokenCounter:
+    """Counts prompt tokens for one model. Thread-safe enough for one UI + one worker.
+
+    `persist`: the calibration ratio is read from and saved to the state dir (get_counter's
+    counters do this; a counter made directly keeps it in memory)."""
+
+    # What a prompt costs beyond its messages (the reply's priming); ServerCounts measures it.
+    reply_priming = REPLY_PRIMING
+
+    def __init__(self, model: str = "gpt-4o-mini", persist: bool = False) -> None:
         self.model = model
         # Which encoding: looked up on first use, since the lookup imports tiktoken (`ask`
         # sends its request before anything imports it, and counts after the reply).
@@ -117,7 +141,7 @@ class TokenCounter:
         self._vocabulary: vocab.Vocabulary | None = None
         self._load_lock = threading.Lock()
         self._memo: dict[MessageKey, int] = {}
-        self._calibration = Calibration()
+        self._calibration = Calibration(model, CalibrationFile()) if persist else Calibration()
         # Deterministic work counters, for tests and the benchmark.
         self.encoder_calls = 0
         self.memo_misses = 0
@@ -235,7 +259,11 @@ class TokenCounter:
 
     def count_messages(self, messages: Sequence[Mapping[str, Any]]) -> int:
         """Tokens of a whole prompt: every message plus the 3 that prime the reply."""
-        return sum(self.count_each(messages)) + REPLY_PRIMING
+        return sum(self.count_each(messages)) + self.reply_priming
+
+    def prompt_source(self, messages: Sequence[Mapping[str, Any]]) -> str:
+        """Where a prompt's count comes from: always the local estimate here."""
+        return "estimate"
 
     def forget(self) -> None:
         """Empty the memo (counts stay correct without this; it only frees memory)."""
@@ -275,5 +303,5 @@ def get_counter(model: str = "gpt-4o-mini") -> TokenCounter:
         with _counters_lock:
             counter = _counters.get(model)
             if counter is None:
-                counter = _counters[model] = TokenCounter(model)
+                counter = _counters[model] = TokenCounter(model, persist=True)
     return counter

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tui.engine.metrics import DroppedMessage
-from tui.engine.tokens import REPLY_PRIMING, TokenCounter, get_counter
+from tui.engine.tokens import PromptCounter, get_counter
 
 STRATEGIES = ("priority", "recent", "none")
 CATEGORIES = ("system", "latest_user", "tool_result", "history")
@@ -208,13 +208,14 @@ def trim(
     messages: Sequence[dict[str, Any]],
     budget: int,
     policy: TrimPolicy,
-    counter: TokenCounter | None = None,
+    counter: PromptCounter | None = None,
 ) -> TrimResult:
     """Keep what matters of `messages` within `budget` tokens (see the module docstring)."""
     _check(policy)
     counter = counter or get_counter()
     counts = counter.count_each(messages)
-    tokens_before = sum(counts) + REPLY_PRIMING
+    priming = counter.reply_priming  # what the prompt costs beyond its messages
+    tokens_before = sum(counts) + priming
     n = len(messages)
 
     if policy.strategy == "none" or tokens_before <= budget:
@@ -237,9 +238,7 @@ def trim(
         else ""
         for category in units.category
     ]
-    room = (
-        budget - REPLY_PRIMING - sum(c for c, f in zip(units.cost, fate, strict=True) if f is None)
-    )
+    room = budget - priming - sum(c for c, f in zip(units.cost, fate, strict=True) if f is None)
     if room < 0:
         fate = [None if f is None else REASON_PROTECTED_OVER for f in fate]
     elif policy.strategy == "recent":
@@ -255,7 +254,7 @@ def trim(
         for i, reason in enumerate(reasons)
         if reason is not None
     ]
-    tokens_after = REPLY_PRIMING + sum(map(counts.__getitem__, kept))
+    tokens_after = priming + sum(map(counts.__getitem__, kept))
     return TrimResult(
         messages=[messages[i] for i in kept],
         kept_indices=tuple(kept),
