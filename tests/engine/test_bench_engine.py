@@ -19,11 +19,18 @@ from tui.engine.bench import (
 from tui.engine.tokens import get_counter
 
 
-def test_a_tag_opens_the_first_message_and_leaves_the_input_alone() -> None:
-    messages = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"}]
+def test_a_tag_opens_the_first_and_the_first_user_message_and_leaves_the_input_alone() -> None:
+    messages = [
+        {"role": "system", "content": "be brief"},
+        {"role": "user", "content": "hi"},
+        {"role": "user", "content": "again"},
+    ]
     out = tagged(messages, "run 1a2b")
-    assert out[0]["content"] == "[run 1a2b] be brief" and out[1] == messages[1]
-    assert messages[0]["content"] == "be brief"
+    assert out[0]["content"] == "[run 1a2b] be brief" and out[1]["content"] == "[run 1a2b] hi"
+    assert out[2] == messages[2]
+    assert messages[0]["content"] == "be brief" and messages[1]["content"] == "hi"
+    only_user = tagged([{"role": "user", "content": "x"}], "t")
+    assert only_user == [{"role": "user", "content": "[t] x"}]
 
 
 def test_the_fitted_line_goes_through_points_on_a_line() -> None:

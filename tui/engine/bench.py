@@ -45,12 +45,15 @@ CHECK_QUESTION = "In two sentences, why does a shorter prompt reach its first to
 
 
 def tagged(messages: Sequence[dict[str, Any]], tag: str) -> list[dict[str, Any]]:
-    """`messages` with `[tag]` opening the first one, so no cached prompt prefix is shared."""
+    """`messages` with `[tag]` opening the first one, so no cached prompt prefix is shared, and
+    the first user message too: some chat templates leave the system prompt out (llama-cpp-python's
+    `gemma` format does), and the tag must reach the model's prompt all the same."""
     out = [dict(message) for message in messages]
-    if out:
-        content = out[0].get("content")
+    first_user = next((i for i, m in enumerate(out) if m.get("role") == "user"), 0)
+    for index in sorted({0, first_user}) if out else []:
+        content = out[index].get("content")
         if isinstance(content, str) or content is None:
-            out[0]["content"] = f"[{tag}] {content or ''}"
+            out[index]["content"] = f"[{tag}] {content or ''}"
     return out
 
 
