@@ -309,7 +309,13 @@ def _check_combinations(
             f"{named('ttft_warn_ms')} is above {named('ttft_error_ms')}; "
             "the warn threshold must not exceed the error threshold"
         )
-    if values["stall_timeout_ms"] < values["chunk_timeout_ms"]:
+    if values["stall_timeout_ms"] < values["chunk_timeout_ms"] and origins["stall_timeout_ms"] == (
+        "default"
+    ):
+        # A chunk timeout raised past the default stall limit (files written before the stall
+        # limit existed): the stall limit follows it rather than refusing the file.
+        values["stall_timeout_ms"] = values["chunk_timeout_ms"]
+    elif values["stall_timeout_ms"] < values["chunk_timeout_ms"]:
         raise ConfigError(
             f"{named('stall_timeout_ms')} is below {named('chunk_timeout_ms')}; a gap over "
             "chunk_timeout_ms is a pause the reply survives, one over stall_timeout_ms ends it: "

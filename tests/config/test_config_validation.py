@@ -291,3 +291,18 @@ def test_cwd_that_is_the_user_config_dir_is_searched_once(tmp_path: Path) -> Non
     folder.mkdir(parents=True)
     config = load_config(NO_FLAGS, env={}, cwd=folder)
     assert config.searched == (str(folder / "config.toml"), str(folder / "settings.json"))
+
+
+def test_a_stall_limit_set_below_the_chunk_timeout_is_refused(tmp_path: Path) -> None:
+    message = error_of(
+        tmp_path, "[llm.streaming]\nchunk_timeout_ms = 5000\nstall_timeout_ms = 2000\n"
+    )
+    assert "stall_timeout_ms 2000 (config.toml:llm.streaming.stall_timeout_ms)" in message
+    assert "chunk_timeout_ms 5000" in message and "raise stall_timeout_ms" in message
+
+
+def test_a_chunk_timeout_past_the_default_stall_limit_raises_it_too(tmp_path: Path) -> None:
+    # A file written before the stall limit existed, with a patient chunk timeout, still loads.
+    config = load(tmp_path, "[llm.streaming]\nchunk_timeout_ms = 120000\n")
+    assert config.chunk_timeout_ms == config.stall_timeout_ms == 120_000
+    assert load(tmp_path, "[llm.streaming]\nchunk_timeout_ms = 900\n").stall_timeout_ms == 30_000
