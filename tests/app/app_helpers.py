@@ -15,8 +15,8 @@ from textual.widget import Widget
 
 import tui.app.app
 from tui.app.app import FirstTokenApp
-from tui.app.growth_repaint import GrowthAwareScreen
 from tui.app.live_figures import LiveFigures
+from tui.app.render.growth_repaint import GrowthAwareScreen
 from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.message_view import AssistantMessage, MessageView
 from tui.config import ConfigFlags, load_config

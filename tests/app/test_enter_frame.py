@@ -11,7 +11,7 @@ from textual.geometry import Region
 from textual.widgets import Static
 from virtual_terminal import VirtualTerminal, settled
 
-from tui.app.enter_frame import EnterFrameHold
+from tui.app.render.enter_frame import EnterFrameHold
 from tui.app.widgets.latency_panel import LatencyPanel
 from tui.engine.demo_server import DemoThread, start_demo_in_thread
 from tui.engine.latency_model import latency_model

@@ -1,5 +1,5 @@
 """A frame renders only the rows it paints, of only the widgets that show on those rows (see
-tui/app/frame_rows.py): Textual rendered every top-level widget whole on every frame, however
+tui/app/render/frame_rows.py): Textual rendered every top-level widget whole on every frame, however
 small the change."""
 
 from __future__ import annotations

@@ -11,9 +11,9 @@ from textual.geometry import Size
 from textual.layouts.vertical import VerticalLayout
 from textual.widget import Widget
 
+from tui.app.render.reply_blocks import ReplyMarkdown
 from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.message_view import AssistantMessage
-from tui.app.widgets.reply_blocks import ReplyMarkdown
 
 EVERY_KIND = """\
 # Heading one

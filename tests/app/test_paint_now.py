@@ -7,7 +7,7 @@ from typing import Any
 
 from app_helpers import WidgetsInApp
 
-from tui.app.paint_now import paint_now
+from tui.app.render.paint_now import paint_now
 from tui.app.widgets.message_view import AssistantMessage
 from tui.app.widgets.reply_writer import ReplyWriter
 

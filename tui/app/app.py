@@ -30,10 +30,10 @@ from textual.worker import Worker, WorkerState
 from tui.app.chat_history import ChatHistory
 from tui.app.chat_session import ChatSession, TrimPreview
 from tui.app.collector import CollectorPause
-from tui.app.enter_frame import EnterFrameHold
-from tui.app.growth_repaint import GrowthAwareScreen
 from tui.app.keymap import APP_BINDINGS, HELP_ENTRIES, PALETTE_COMMANDS
 from tui.app.live_figures import LiveFigures, live_figures
+from tui.app.render.enter_frame import EnterFrameHold
+from tui.app.render.growth_repaint import GrowthAwareScreen
 from tui.app.request_runner import NetworkLoop, RequestRunner
 from tui.app.widgets.budget_gauge import BudgetFigures
 from tui.app.widgets.chat_log import ChatLog

@@ -34,6 +34,9 @@ from textual.scrollbar import ScrollBar
 from textual.widget import AwaitMount
 from textual.widgets import Static
 
+from tui.app.render.single_layout import LayoutWithoutRepaint, StoreSizeWithoutRelayout
+from tui.app.render.steady_scrollbar import SteadyScrollBar
+from tui.app.render.style_warm_up import warm_up_block_styles
 from tui.app.widgets.earlier_messages import EarlierMessages
 from tui.app.widgets.message_view import (
     AssistantMessage,
@@ -42,9 +45,6 @@ from tui.app.widgets.message_view import (
     PlainMessage,
     message_text,
 )
-from tui.app.widgets.single_layout import LayoutWithoutRepaint, StoreSizeWithoutRelayout
-from tui.app.widgets.steady_scrollbar import SteadyScrollBar
-from tui.app.widgets.style_warm_up import warm_up_block_styles
 
 VISIBLE_MESSAGES = 30  # blocks laid out while following the chat
 REVEAL_STEP = 40  # blocks shown per scroll to the top (or click on the row)

@@ -14,7 +14,7 @@ from textual.content import Content
 from textual.geometry import Region
 from textual.widgets import Static
 
-from tui.app.widgets.single_layout import StoreSizeWithoutRelayout
+from tui.app.render.single_layout import StoreSizeWithoutRelayout
 
 if TYPE_CHECKING:
     from textual.widgets import Markdown
@@ -38,7 +38,7 @@ def message_text(message: dict) -> str:
 
 def warm_up_markdown() -> None:
     """Import the reply's Markdown and build the parser (called from the warm-up thread)."""
-    from tui.app.widgets.reply_blocks import shared_parser
+    from tui.app.render.reply_blocks import shared_parser
 
     shared_parser().parse("# warm\n\nup *now*\n\n- a\n\n```py\nx = 1\n```\n")
     # Code fences are highlighted with pygments: its lexer lookup imports on first use.
@@ -122,7 +122,7 @@ class AssistantMessage(StoreSizeWithoutRelayout, MessageView):
         super().__init__(message_index, classes="-assistant")
         self.set_model(model)
         # Imported here: Textual's Markdown costs ~50 ms, and the first frame needs none.
-        from tui.app.widgets.reply_blocks import ReplyMarkdown, shared_parser
+        from tui.app.render.reply_blocks import ReplyMarkdown, shared_parser
 
         self.markdown: Markdown = ReplyMarkdown(text, classes="body", parser_factory=shared_parser)
 

@@ -49,14 +49,14 @@ from textual.widgets._markdown import (
     MarkdownParagraph,
 )
 
-from tui.app.widgets.block_keys import BlockKey, span_ends, token_key, top_level_blocks
-from tui.app.widgets.one_arrangement import ArrangeOncePerWidth
-from tui.app.widgets.single_layout import (
+from tui.app.render.block_keys import BlockKey, span_ends, token_key, top_level_blocks
+from tui.app.render.one_arrangement import ArrangeOncePerWidth
+from tui.app.render.single_layout import (
     LayoutWithoutRepaint,
     StoreSizeWithoutRelayout,
     drop_premount_refresh,
 )
-from tui.app.widgets.steady_height import set_block_content
+from tui.app.render.steady_height import set_block_content
 
 _PARSER: Any = None
 

@@ -1,0 +1,2 @@
+"""The one place that touches Textual's private names: the compositor, layout and Markdown
+adaptations that make a streamed reply cheap to paint."""
