@@ -16,7 +16,7 @@ from textual.widget import Widget
 import tui.app.app
 from tui.app.app import FirstTokenApp
 from tui.app.live_figures import LiveFigures
-from tui.app.render.growth_repaint import GrowthAwareScreen
+from tui.app.render import RenderScreen
 from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.message_view import AssistantMessage, MessageView
 from tui.config import ConfigFlags, load_config
@@ -33,8 +33,8 @@ class WidgetsInApp(App[None]):
         super().__init__()
         self._widgets = widgets
 
-    def get_default_screen(self) -> GrowthAwareScreen:
-        return GrowthAwareScreen()
+    def get_default_screen(self) -> RenderScreen:
+        return RenderScreen()
 
     def compose(self) -> ComposeResult:
         yield from self._widgets

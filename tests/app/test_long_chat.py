@@ -152,7 +152,7 @@ async def test_page_keys_in_the_prompt_page_the_chat_and_reach_earlier_messages(
             if chat.is_vertical_scroll_end:
                 break
         await pilot.pause()
-        assert chat._following()
+        assert chat.following()
 
 
 async def test_opening_a_long_chat_from_a_long_chat_opens_at_its_end(demo: DemoThread) -> None:

@@ -107,10 +107,10 @@ async def test_closing_while_the_block_styles_warm_up_is_not_an_error(
     warm_up = tui.app.widgets.chat_log.warm_up_block_styles
     started: list[bool] = []
 
-    async def quit_as_it_starts(parent: Any) -> None:
+    async def quit_as_it_starts(parent: Any, *probe: Any) -> None:
         started.append(True)
         parent.app.exit()
-        await warm_up(parent)
+        await warm_up(parent, *probe)
 
     monkeypatch.setattr(tui.app.widgets.chat_log, "warm_up_block_styles", quit_as_it_starts)
     app = make_app(demo.base_url)

@@ -32,8 +32,7 @@ from tui.app.chat_session import ChatSession, TrimPreview
 from tui.app.collector import CollectorPause
 from tui.app.keymap import APP_BINDINGS, HELP_ENTRIES, PALETTE_COMMANDS
 from tui.app.live_figures import LiveFigures, live_figures
-from tui.app.render.enter_frame import EnterFrameHold
-from tui.app.render.growth_repaint import GrowthAwareScreen
+from tui.app.render import EnterFrameHold, RenderScreen, notices, repaint_everything
 from tui.app.request_runner import NetworkLoop, RequestRunner
 from tui.app.widgets.budget_gauge import BudgetFigures
 from tui.app.widgets.chat_log import ChatLog
@@ -64,7 +63,7 @@ WORKER_ENDED = (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED)
 RecordHook = Callable[[RequestRecord], RequestRecord]
 
 
-class ChatScreen(GrowthAwareScreen):
+class ChatScreen(RenderScreen):
     """The main screen: a growing reply repaints only its new rows (GrowthAwareScreen), and
     the prompt has the focus from the screen's first moment. Keys typed while the app starts
     are read before `on_mount` runs; they went to the first focusable widget (the chat log)
@@ -172,6 +171,8 @@ class FirstTokenApp(App[None]):
         self.theme_changed_signal.subscribe(self, self._on_theme_changed)
         for warning in self.config.warnings:
             self.notify(warning, title="config", severity="warning", timeout=10)
+        for notice in notices():
+            self.notify(notice, title="render", severity="warning", timeout=10)
         # After the first frame: the heavy imports must not delay the first paint (GIL).
         self.call_after_refresh(self._warm_up)
         if self._resume_chat is not None:
@@ -841,7 +842,7 @@ class FirstTokenApp(App[None]):
     def action_redraw(self) -> None:
         """Repaint every cell: the app paints only what changed, so text another program
         wrote into the terminal would otherwise stay until something covers it."""
-        self.screen.refresh()
+        repaint_everything(self.screen)
 
     def action_help(self) -> None:
         from tui.app.screens.help import HelpScreen

@@ -61,11 +61,13 @@ class FrameRowsCompositor(Compositor):
         """Textual's `_render_chops` (Textual 8.2, which drew from `_get_renders(crop)`),
         from `_rows_to_render`, and rendering a widget's rows only when some of them show:
         where every piece of them that the frame paints is taken by a widget in front (which
-        came first), they are not rendered at all. Full repaints (`crop` the screen, no dirty
-        regions kept) go through here too, with every row of every visible widget."""
+        came first), they are not rendered at all. Full repaints and screenshots (no frame
+        regions) are Textual's own: Ctrl+L then shows what Textual alone would paint."""
+        if self._frame_regions is None:
+            return super()._render_chops(crop, is_rendered_line)
         cuts = self.cuts
         chops: list[dict[int, Any]] = [dict.fromkeys(cut_set[:-1]) for cut_set in cuts]
-        wanted = painted_columns(self._frame_regions or [crop])
+        wanted = painted_columns(self._frame_regions)
         for widget, region, rows in self._rows_to_render(crop):
             first_cut, last_cut = rows.column_span
             lines = [y for y in rows.line_range if is_rendered_line(y)]
