@@ -66,7 +66,9 @@ async def wait_for(
 async def wait_ready(pilot: Pilot[Any]) -> None:
     app = pilot.app
     assert isinstance(app, FirstTokenApp)
-    await wait_for(pilot, lambda: app.connected and app.preview is not None, what="warm-up")
+    await wait_for(
+        pilot, lambda: app.engine.connected and app.chat_screen.preview is not None, what="warm-up"
+    )
 
 
 async def send(pilot: Pilot[Any], text: str) -> None:
@@ -81,28 +83,32 @@ async def send(pilot: Pilot[Any], text: str) -> None:
 async def send_and_wait(pilot: Pilot[Any], text: str) -> RequestRecord:
     app = pilot.app
     assert isinstance(app, FirstTokenApp)
-    before = app.last_record
+    before = app.chat_screen.last_record
     await send(pilot, text)
     try:
         await wait_for(
             pilot,
-            lambda: app.last_record is not None and app.last_record is not before and not app.busy,
+            lambda: (
+                app.chat_screen.last_record is not None
+                and app.chat_screen.last_record is not before
+                and not app.chat_screen.busy
+            ),
             what=f"the reply to {text!r}",
         )
     except AssertionError as error:
         raise AssertionError(f"{error}; app state: {describe(app)}") from None
     await pilot.pause(0.05)
-    assert app.last_record is not None
-    return app.last_record
+    assert app.chat_screen.last_record is not None
+    return app.chat_screen.last_record
 
 
 def describe(app: FirstTokenApp) -> str:
     """What a timed-out wait needs to say: where the request got stuck."""
-    runner = app.runner
+    runner = app.chat_screen.turn.runner
     writer = runner.writer if runner is not None else None
-    prompt = app.query_one("#prompt")
+    prompt = getattr(app.query_one("#prompt"), "text", "")
     return (
-        f"busy={app.busy} focused={app.focused!r} prompt={getattr(prompt, 'text', '')!r} "
+        f"busy={app.chat_screen.busy} focused={app.focused!r} prompt={prompt!r} "
         f"messages={len(app.session.messages)} state={runner.state if runner else None} "
         f"writer_flushes={writer.flushes if writer else None} "
         f"workers={[(w.group, w.state.name) for w in app.workers]}"

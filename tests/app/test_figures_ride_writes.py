@@ -24,7 +24,7 @@ def record_live_figures(monkeypatch: Any, app: Any) -> list[int]:
     show_live = LatencyPanel.show_live
 
     def recorded(panel: LatencyPanel, live: Any) -> None:
-        runner = app.runner
+        runner = app.chat_screen.turn.runner
         if runner is not None and runner.state.first_token_at is not None:
             shown.append(runner.writer.flushes)
         show_live(panel, live)
@@ -49,17 +49,17 @@ async def test_streaming_figures_share_the_frames_of_the_writes(
         await wait_for(
             pilot,
             lambda: (
-                app.runner is not None
+                app.chat_screen.turn.runner is not None
                 and len(shown) > 0
-                and app.runner.writer.flushes > shown[0] + 2
+                and app.chat_screen.turn.runner.writer.flushes > shown[0] + 2
             ),
             what="the first figures",
         )
-        writer = app.runner.writer
+        writer = app.chat_screen.turn.runner.writer
         panel_x = app.query_one(LatencyPanel).region.x
         terminal.note = lambda: writer.flushes  # the writes so far, as each frame is painted
         first_frame = terminal.frames
-        await wait_for(pilot, lambda: not app.busy, timeout=30, what="the reply")
+        await wait_for(pilot, lambda: not app.chat_screen.busy, timeout=30, what="the reply")
         await wait_for(pilot, lambda: settled(app), what="the end of the reply to be painted")
         assert terminal.differences() == []
     assert len(shown) >= 5  # the figures kept changing while the reply streamed (~5 s)...
@@ -83,9 +83,9 @@ async def test_a_stalled_stream_still_shows_the_running_figures(
     app = make_app(f"{demo.root_url}/fault/stall-1500/v1", chunk_timeout_ms=10_000)
     shown = record_live_figures(monkeypatch, app)
     async with app.run_test(size=(120, 36)) as pilot:
-        await wait_for(pilot, lambda: app.client is not None, what="the engine")
+        await wait_for(pilot, lambda: app.engine.client is not None, what="the engine")
         await send(pilot, "reply 20 tokens")
-        await wait_for(pilot, lambda: not app.busy, timeout=30, what="the reply")
+        await wait_for(pilot, lambda: not app.chat_screen.busy, timeout=30, what="the reply")
     during_the_stall = [writes for writes in shown if writes == shown[0]]
     assert len(during_the_stall) >= 3  # ~3 Hz for 1.5 s, with no write between them
 

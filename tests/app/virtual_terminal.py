@@ -52,6 +52,9 @@ class VirtualTerminal:
                 self.apply(update, self.rows, self.painted[-1], self.painted_cells[-1])
 
         app._display = display_and_keep  # type: ignore[method-assign]
+        # Whatever the app painted before (its first full frame may come before the test
+        # attaches this) is taken as painted right.
+        self.rows = self.repainted()
 
     def apply(
         self,
@@ -158,7 +161,10 @@ def settled(app: Any) -> bool:
         or screen._scroll_required
         or screen._dirty_widgets
         or screen._compositor._dirty_regions
-        or any(widget._repaint_required for widget in app.screen.walk_children())
+        or any(
+            widget._repaint_required or widget._scroll_required
+            for widget in app.screen.walk_children()
+        )
         # A widget clears its own flag when it posts the message; until the screen has taken
         # it, the change is on neither side (a check then saw a paragraph's old words, on a
         # loaded machine, in CI).

@@ -25,8 +25,8 @@ class PromptInput(TextArea):
         Binding("ctrl+j,shift+enter", "newline", "newline", show=False, id="newline"),
         # The chat pages while the prompt keeps the focus (TextArea would move its cursor by
         # a page, which a prompt of a few lines has no use for).
-        Binding("pageup", "app.scroll_chat(-1)", "page up", show=False),
-        Binding("pagedown", "app.scroll_chat(1)", "page down", show=False),
+        Binding("pageup", "screen.scroll_chat(-1)", "page up", show=False),
+        Binding("pagedown", "screen.scroll_chat(1)", "page down", show=False),
     ]
 
     @dataclass
