@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import time
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from textual.app import App, ComposeResult
@@ -14,6 +16,8 @@ from textual.screen import Screen
 from textual.widget import Widget
 
 import tui.app.app
+import tui.app.reply_turn
+import tui.app.widgets.reply_writer
 from tui.app.app import FirstTokenApp
 from tui.app.live_figures import LiveFigures
 from tui.app.render import RenderScreen
@@ -158,6 +162,24 @@ def replies(app: FirstTokenApp) -> list[AssistantMessage]:
 
 def shown_views(app: FirstTokenApp) -> list[MessageView]:
     return app.query_one(ChatLog).shown_views()
+
+
+class FrozenClock:
+    """`time.perf_counter` of the reply's writer and of the panel's live figures, frozen at
+    the moment it is installed and moved only by `advance`: whether writes are "flowing",
+    and the figures shown, then follow the test's steps, not the machine's load."""
+
+    def __init__(self, monkeypatch: Any) -> None:
+        self.now = time.perf_counter()
+        clock = SimpleNamespace(perf_counter=lambda: self.now)
+        monkeypatch.setattr(tui.app.widgets.reply_writer, "time", clock)
+        monkeypatch.setattr(tui.app.reply_turn, "time", clock)
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+    def set(self, now: float) -> None:
+        self.now = now
 
 
 def record_layouts(monkeypatch: Any, note: Callable[[], Any] = lambda: True) -> list[Any]:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from app_helpers import (
+    FrozenClock,
     make_app,
     replies,
     send,
@@ -315,8 +316,11 @@ async def test_opens_with_a_messages_file_conversation(demo: DemoThread):
         assert demo.requests[-1]["message_count"] == 4
 
 
-async def test_waiting_counter_changes_colour_and_esc_cancels_before_any_token(demo: DemoThread):
-    # The endpoint accepts and never answers; thresholds low enough to cross both quickly.
+async def test_waiting_counter_changes_colour_and_esc_cancels_before_any_token(
+    demo: DemoThread, monkeypatch: pytest.MonkeyPatch
+):
+    # The endpoint accepts and never answers. The panel's clock is frozen and moved past
+    # each threshold in turn: its 10 Hz timer shows each colour, however loaded the machine.
     app = make_app(
         f"{demo.root_url}/fault/hang/v1",
         ttft_warn_ms=150.0,
@@ -327,8 +331,18 @@ async def test_waiting_counter_changes_colour_and_esc_cancels_before_any_token(d
         # /models hangs too
         await wait_for(pilot, lambda: app.engine.client is not None, what="the engine")
         await send(pilot, "anyone?")
+        turn = app.chat_screen.turn
+        await wait_for(
+            pilot,
+            lambda: turn.runner is not None and turn.runner.state.started_at is not None,
+            what="the request under way",
+        )
+        clock = FrozenClock(monkeypatch)
+        started = turn.runner.state.started_at
         digits = app.query_one("#ttft", Digits)
+        clock.set(started + 0.2)
         await wait_for(pilot, lambda: digits.has_class("-warn"), what="the warn colour")
+        clock.set(started + 0.5)
         await wait_for(pilot, lambda: digits.has_class("-error"), what="the error colour")
         assert "waiting" in _text(app, "#ttft-label")
         await pilot.press("escape")
