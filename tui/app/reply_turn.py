@@ -150,7 +150,7 @@ class ReplyTurn:
             await self.screen.query_one(ChatLog).replaced()
             then()
 
-        self.screen.run_worker(once_shown(), group="once-shown")
+        self.screen.app.run_worker(once_shown(), group="once-shown")
 
     def _begin_request(self) -> Started:
         """Build the request and hand it to the network loop now; the reply's block is
@@ -174,7 +174,7 @@ class ReplyTurn:
         return runner, view
 
     def _await_reply(self, started: Started | None) -> None:
-        self.screen.run_worker(self._run_reply(started), group="request", exclusive=True)
+        self.screen.app.run_worker(self._run_reply(started), group="request", exclusive=True)
 
     async def _run_reply(self, started: Started | None) -> None:
         self.collector.pause()

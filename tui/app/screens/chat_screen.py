@@ -113,7 +113,8 @@ class ChatScreen(RenderScreen):
         self.call_after_refresh(panel.fill)  # its widgets come right after the first frame
         if self.session.messages:
             self.query_one(ChatLog).add_messages(self.session.messages)
-        self.set_interval(PANEL_TICK_S, self.turn.tick)
+        # On the app, as the reply's workers: the screen's own queue carries its frames.
+        self.app.set_interval(PANEL_TICK_S, self.turn.tick)
         prompt = self.query_one(PromptInput)
         prompt.on_submit = self.turn.submit
         prompt.focus()
@@ -185,7 +186,7 @@ class ChatScreen(RenderScreen):
             return
         if self._preview_timer is not None:
             self._preview_timer.stop()
-        self._preview_timer = self.set_timer(PREVIEW_DEBOUNCE_S, self.update_preview)
+        self._preview_timer = self.app.set_timer(PREVIEW_DEBOUNCE_S, self.update_preview)
 
     def update_preview(self) -> None:
         prompt = self.query_one_optional(PromptInput)
