@@ -57,14 +57,14 @@ async def reply_cpu(base_url: str, turns: int) -> float:
     endpoint = Endpoint(base_url=base_url, api_key="demo", simulated=True)
     app = FirstTokenApp(config, endpoint, remember=False)
     async with app.run_test(size=(120, 40)):
-        await _until(lambda: app.connected and app.preview is not None)
-        await app.load_messages(conversation(turns))  # as F6, --messages or --resume do
+        await _until(lambda: app.engine.connected and app.chat_screen.preview is not None)
+        await app.chat_screen.load_messages(conversation(turns))  # as F6, --messages or --resume do
         screen = app.screen
         await _until(lambda: not screen._layout_required and not screen._dirty_widgets)
         await asyncio.sleep(0.5)
         before = time.thread_time()
-        app.submit(REPLY)
-        await _until(lambda: app.last_record is not None and not app.busy)
+        app.chat_screen.turn.submit(REPLY)
+        await _until(lambda: app.chat_screen.last_record is not None and not app.chat_screen.busy)
         await asyncio.sleep(0.3)
         return time.thread_time() - before
 

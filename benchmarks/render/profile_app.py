@@ -36,15 +36,15 @@ AT_STOP: list[Callable[[], None]] = []
 
 def before_submit(step: Callable[[], None]) -> None:
     """Run `step` at Enter, before the app sends (for figures counted from Enter on)."""
-    from tui.app.app import FirstTokenApp
+    from tui.app.reply_turn import ReplyTurn
 
-    submit = FirstTokenApp.submit
+    submit = ReplyTurn.submit
 
-    def stepped_submit(app: FirstTokenApp, text: str) -> None:
+    def stepped_submit(turn: ReplyTurn, text: str) -> None:
         step()
-        submit(app, text)
+        submit(turn, text)
 
-    FirstTokenApp.submit = stepped_submit  # type: ignore[method-assign]
+    ReplyTurn.submit = stepped_submit  # type: ignore[method-assign]
 
 
 def run_at_stop() -> None:
@@ -334,18 +334,20 @@ def _trace(path: str) -> None:
         out.write(json.dumps({"t": time.perf_counter(), "kind": kind, **fields}) + "\n")
 
     from tui.app.app import FirstTokenApp
+    from tui.app.reply_turn import ReplyTurn
+    from tui.app.start_up import StartUp
 
     end, write, finish = ReplyWriter.end, ReplyWriter._write, ReplyWriter.finish
-    submit = FirstTokenApp.submit
+    submit = ReplyTurn.submit
 
-    def traced_submit(self: FirstTokenApp, text: str) -> None:
+    def traced_submit(self: ReplyTurn, text: str) -> None:
         log("submit", tracked=len(gc.get_objects()), frozen=gc.get_freeze_count())
         submit(self, text)
         log("submitted")
 
-    settle = FirstTokenApp._settle_memory
+    settle = StartUp._settle
 
-    def traced_settle(self: FirstTokenApp) -> None:
+    def traced_settle(self: StartUp) -> None:
         settle(self)
         log("settle", tracked=len(gc.get_objects()), frozen=gc.get_freeze_count())
 
@@ -389,7 +391,7 @@ def _trace(path: str) -> None:
             log("gc", ms=ms, generation=info["generation"])
 
     gc.callbacks.append(on_gc)
-    FirstTokenApp._settle_memory = traced_settle  # type: ignore[method-assign]
+    StartUp._settle = traced_settle  # type: ignore[method-assign]
     from textual.widget import Widget
 
     widget_refresh = Widget.refresh
@@ -438,8 +440,8 @@ def _trace(path: str) -> None:
                     log("stall", ms=(now - last) * 1000, since=last)
                 last = now
 
-        def watched_on_mount(self: FirstTokenApp) -> None:
-            on_mount(self)
+        async def watched_on_mount(self: FirstTokenApp) -> None:
+            await on_mount(self)
             self._stall_watch = asyncio.ensure_future(watch_loop())  # type: ignore[attr-defined]
 
         FirstTokenApp.on_mount = watched_on_mount  # type: ignore[method-assign]
@@ -469,7 +471,7 @@ def _trace(path: str) -> None:
         Widget.refresh = traced_widget_refresh  # type: ignore[method-assign]
         Screen._on_layout = traced_on_layout  # type: ignore[method-assign]
     Screen._refresh_layout = traced_layout  # type: ignore[method-assign]
-    FirstTokenApp.submit = traced_submit  # type: ignore[method-assign]
+    ReplyTurn.submit = traced_submit  # type: ignore[method-assign]
     ReplyWriter.end = traced_end  # type: ignore[method-assign]
     ReplyWriter._write = traced_write  # type: ignore[method-assign]
     ReplyWriter.finish = traced_finish  # type: ignore[method-assign]

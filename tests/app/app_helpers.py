@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import time
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from textual.app import App, ComposeResult
@@ -14,9 +16,11 @@ from textual.screen import Screen
 from textual.widget import Widget
 
 import tui.app.app
+import tui.app.reply_turn
+import tui.app.widgets.reply_writer
 from tui.app.app import FirstTokenApp
-from tui.app.growth_repaint import GrowthAwareScreen
 from tui.app.live_figures import LiveFigures
+from tui.app.render import RenderScreen
 from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.message_view import AssistantMessage, MessageView
 from tui.config import ConfigFlags, load_config
@@ -33,8 +37,8 @@ class WidgetsInApp(App[None]):
         super().__init__()
         self._widgets = widgets
 
-    def get_default_screen(self) -> GrowthAwareScreen:
-        return GrowthAwareScreen()
+    def get_default_screen(self) -> RenderScreen:
+        return RenderScreen()
 
     def compose(self) -> ComposeResult:
         yield from self._widgets
@@ -66,7 +70,9 @@ async def wait_for(
 async def wait_ready(pilot: Pilot[Any]) -> None:
     app = pilot.app
     assert isinstance(app, FirstTokenApp)
-    await wait_for(pilot, lambda: app.connected and app.preview is not None, what="warm-up")
+    await wait_for(
+        pilot, lambda: app.engine.connected and app.chat_screen.preview is not None, what="warm-up"
+    )
 
 
 async def send(pilot: Pilot[Any], text: str) -> None:
@@ -81,28 +87,32 @@ async def send(pilot: Pilot[Any], text: str) -> None:
 async def send_and_wait(pilot: Pilot[Any], text: str) -> RequestRecord:
     app = pilot.app
     assert isinstance(app, FirstTokenApp)
-    before = app.last_record
+    before = app.chat_screen.last_record
     await send(pilot, text)
     try:
         await wait_for(
             pilot,
-            lambda: app.last_record is not None and app.last_record is not before and not app.busy,
+            lambda: (
+                app.chat_screen.last_record is not None
+                and app.chat_screen.last_record is not before
+                and not app.chat_screen.busy
+            ),
             what=f"the reply to {text!r}",
         )
     except AssertionError as error:
         raise AssertionError(f"{error}; app state: {describe(app)}") from None
     await pilot.pause(0.05)
-    assert app.last_record is not None
-    return app.last_record
+    assert app.chat_screen.last_record is not None
+    return app.chat_screen.last_record
 
 
 def describe(app: FirstTokenApp) -> str:
     """What a timed-out wait needs to say: where the request got stuck."""
-    runner = app.runner
+    runner = app.chat_screen.turn.runner
     writer = runner.writer if runner is not None else None
-    prompt = app.query_one("#prompt")
+    prompt = getattr(app.query_one("#prompt"), "text", "")
     return (
-        f"busy={app.busy} focused={app.focused!r} prompt={getattr(prompt, 'text', '')!r} "
+        f"busy={app.chat_screen.busy} focused={app.focused!r} prompt={prompt!r} "
         f"messages={len(app.session.messages)} state={runner.state if runner else None} "
         f"writer_flushes={writer.flushes if writer else None} "
         f"workers={[(w.group, w.state.name) for w in app.workers]}"
@@ -152,6 +162,24 @@ def replies(app: FirstTokenApp) -> list[AssistantMessage]:
 
 def shown_views(app: FirstTokenApp) -> list[MessageView]:
     return app.query_one(ChatLog).shown_views()
+
+
+class FrozenClock:
+    """`time.perf_counter` of the reply's writer and of the panel's live figures, frozen at
+    the moment it is installed and moved only by `advance`: whether writes are "flowing",
+    and the figures shown, then follow the test's steps, not the machine's load."""
+
+    def __init__(self, monkeypatch: Any) -> None:
+        self.now = time.perf_counter()
+        clock = SimpleNamespace(perf_counter=lambda: self.now)
+        monkeypatch.setattr(tui.app.widgets.reply_writer, "time", clock)
+        monkeypatch.setattr(tui.app.reply_turn, "time", clock)
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+    def set(self, now: float) -> None:
+        self.now = now
 
 
 def record_layouts(monkeypatch: Any, note: Callable[[], Any] = lambda: True) -> list[Any]:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from app_helpers import (
+    FrozenClock,
     make_app,
     replies,
     send,
@@ -95,7 +96,10 @@ async def test_escape_keeps_the_partial_reply_marked_cancelled(slow_demo: DemoTh
         await send(pilot, "reply 3000 tokens")
         await wait_for(
             pilot,
-            lambda: app.runner is not None and app.runner.state.tokens >= 5,
+            lambda: (
+                app.chat_screen.turn.runner is not None
+                and app.chat_screen.turn.runner.state.tokens >= 5
+            ),
             timeout=30,
             what="the first tokens",
         )
@@ -105,9 +109,11 @@ async def test_escape_keeps_the_partial_reply_marked_cancelled(slow_demo: DemoTh
         await pilot.press(*"next")
         assert app.query_one("#prompt").text == "next"
         await pilot.press("escape")
-        await wait_for(pilot, lambda: not app.busy, timeout=30, what="the cancelled end")
-        assert app.last_record is not None
-        assert app.last_record.status == RequestStatus.CANCELLED
+        await wait_for(
+            pilot, lambda: not app.chat_screen.busy, timeout=30, what="the cancelled end"
+        )
+        assert app.chat_screen.last_record is not None
+        assert app.chat_screen.last_record.status == RequestStatus.CANCELLED
         reply = replies(app)[-1]
         assert reply.has_class("-cancelled")
         assert "cancelled" in reply.border_subtitle
@@ -156,8 +162,8 @@ async def test_sample_conversation_marks_dropped_messages(demo: DemoThread):
         await wait_for(pilot, lambda: bool(app.query(".-dropped")), what="dropped markers")
         dropped = [v for v in shown_views(app) if v.has_class("-dropped")]
         assert dropped and all("dropped" in v.border_subtitle for v in dropped)
-        assert app.preview is not None
-        assert len(dropped) == len(app.preview.dropped_indices)
+        assert app.chat_screen.preview is not None
+        assert len(dropped) == len(app.chat_screen.preview.dropped_indices)
         note = _text(app, "#trim-note")
         assert f"{len(dropped)} messages" in note and "tokens dropped" in note
         # Toggling trimming updates the preview at once.
@@ -282,9 +288,11 @@ async def test_retry_and_new_chat(demo: DemoThread):
         await wait_ready(pilot)
         await send_and_wait(pilot, "once, reply 8 tokens")
         count = len(demo.requests)
-        before = app.last_record
+        before = app.chat_screen.last_record
         await pilot.press("f5")
-        await wait_for(pilot, lambda: app.last_record is not before and not app.busy)
+        await wait_for(
+            pilot, lambda: app.chat_screen.last_record is not before and not app.chat_screen.busy
+        )
         assert len(demo.requests) == count + 1
         assert [m["role"] for m in app.session.messages] == ["user", "assistant"]
         assert len(replies(app)) == 1
@@ -308,8 +316,11 @@ async def test_opens_with_a_messages_file_conversation(demo: DemoThread):
         assert demo.requests[-1]["message_count"] == 4
 
 
-async def test_waiting_counter_changes_colour_and_esc_cancels_before_any_token(demo: DemoThread):
-    # The endpoint accepts and never answers; thresholds low enough to cross both quickly.
+async def test_waiting_counter_changes_colour_and_esc_cancels_before_any_token(
+    demo: DemoThread, monkeypatch: pytest.MonkeyPatch
+):
+    # The endpoint accepts and never answers. The panel's clock is frozen and moved past
+    # each threshold in turn: its 10 Hz timer shows each colour, however loaded the machine.
     app = make_app(
         f"{demo.root_url}/fault/hang/v1",
         ttft_warn_ms=150.0,
@@ -317,18 +328,27 @@ async def test_waiting_counter_changes_colour_and_esc_cancels_before_any_token(d
         timeout_seconds=60,
     )
     async with app.run_test(size=(130, 40)) as pilot:
-        await wait_for(
-            pilot, lambda: app.client is not None, what="the engine"
-        )  # /models hangs too
+        # /models hangs too
+        await wait_for(pilot, lambda: app.engine.client is not None, what="the engine")
         await send(pilot, "anyone?")
+        turn = app.chat_screen.turn
+        await wait_for(
+            pilot,
+            lambda: turn.runner is not None and turn.runner.state.started_at is not None,
+            what="the request under way",
+        )
+        clock = FrozenClock(monkeypatch)
+        started = turn.runner.state.started_at
         digits = app.query_one("#ttft", Digits)
+        clock.set(started + 0.2)
         await wait_for(pilot, lambda: digits.has_class("-warn"), what="the warn colour")
+        clock.set(started + 0.5)
         await wait_for(pilot, lambda: digits.has_class("-error"), what="the error colour")
         assert "waiting" in _text(app, "#ttft-label")
         await pilot.press("escape")
-        await wait_for(pilot, lambda: not app.busy, what="the cancel")
-        assert app.last_record is not None
-        assert app.last_record.status == RequestStatus.CANCELLED
+        await wait_for(pilot, lambda: not app.chat_screen.busy, what="the cancel")
+        assert app.chat_screen.last_record is not None
+        assert app.chat_screen.last_record.status == RequestStatus.CANCELLED
         reply = replies(app)[-1]
         assert reply.has_class("-cancelled")
         assert [m["role"] for m in app.session.messages] == ["user"]
@@ -359,7 +379,7 @@ async def test_theme_choice_is_remembered_and_a_broken_theme_file_is_reported(
     themes.mkdir(parents=True)
     (themes / "broken.toml").write_text("name = 'broken'\nprimary = 'not a colour'\n")
     base = make_app(demo.base_url)
-    app = FirstTokenApp(base.config, base.endpoint, remember=True)
+    app = FirstTokenApp(base.config, base.engine.endpoint, remember=True)
     async with app.run_test(size=(130, 40)) as pilot:
         await pilot.pause(0.2)
         messages = [n.message for n in app._notifications]
@@ -374,7 +394,7 @@ async def test_sent_prompts_reach_the_history_file(demo: DemoThread, isolated_ho
     from tui.app.preferences import PromptHistory
 
     base = make_app(demo.base_url)
-    app = FirstTokenApp(base.config, base.endpoint, remember=True)
+    app = FirstTokenApp(base.config, base.engine.endpoint, remember=True)
     async with app.run_test(size=(130, 40)) as pilot:
         await wait_ready(pilot)
         await send_and_wait(pilot, "kept, reply 5 tokens")
@@ -404,7 +424,7 @@ async def test_faults_show_the_engine_hint_and_keep_partial_text(
         stall_timeout_ms=600,  # a longer gap than chunk_timeout_ms is a pause; this one, a stall
     )
     async with app.run_test(size=(130, 40)) as pilot:
-        await wait_for(pilot, lambda: app.client is not None, what="the engine")
+        await wait_for(pilot, lambda: app.engine.client is not None, what="the engine")
         record = await send_and_wait(pilot, "hello, reply 40 tokens")
         assert record.status == status
         error = app.query(ErrorMessage).last()
@@ -428,14 +448,22 @@ async def test_sample_sent_as_is_with_trimming_off_then_on(demo: DemoThread):
         await pilot.press("ctrl+t")  # trimming off
         app.query_one("#prompt").focus()
         await pilot.press("enter")  # an empty Enter sends the loaded conversation as it is
-        await wait_for(pilot, lambda: app.last_record is not None and not app.busy, what="reply")
+        await wait_for(
+            pilot,
+            lambda: app.chat_screen.last_record is not None and not app.chat_screen.busy,
+            what="reply",
+        )
         untrimmed = demo.requests[-1]
         await pilot.press("ctrl+t")  # trimming on
         await pilot.press("f5")  # send it again
         await wait_for(
-            pilot, lambda: len(demo.requests) >= 2 and not app.busy, what="trimmed reply"
+            pilot,
+            lambda: len(demo.requests) >= 2 and not app.chat_screen.busy,
+            what="trimmed reply",
         )
-        await wait_for(pilot, lambda: app.last_record.trim_enabled, what="trimmed record")
+        await wait_for(
+            pilot, lambda: app.chat_screen.last_record.trim_enabled, what="trimmed record"
+        )
         trimmed = demo.requests[-1]
     assert untrimmed["message_count"] == sample_size
     assert trimmed["message_count"] < sample_size
@@ -472,7 +500,9 @@ async def test_the_chat_follows_the_stream_until_the_user_scrolls_up(slow_demo: 
         await wait_for(pilot, lambda: chat.max_scroll_y > grown + 3, timeout=30, what="more lines")
         await wait_for(pilot, at_bottom, timeout=5, what="the view following again")
         await pilot.press("escape")
-        await wait_for(pilot, lambda: not app.busy, timeout=30, what="the cancelled end")
+        await wait_for(
+            pilot, lambda: not app.chat_screen.busy, timeout=30, what="the cancelled end"
+        )
 
 
 async def test_a_screen_opened_while_the_preview_is_pending_does_not_break_it(demo: DemoThread):
@@ -485,4 +515,4 @@ async def test_a_screen_opened_while_the_preview_is_pending_does_not_break_it(de
         await pilot.pause(0.4)  # past the debounce, with the help screen open
         await pilot.press("escape")
         await pilot.pause(0.1)
-        assert app.preview is not None and app.preview.tokens_after > 0
+        assert app.chat_screen.preview is not None and app.chat_screen.preview.tokens_after > 0

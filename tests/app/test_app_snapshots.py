@@ -1,11 +1,13 @@
 """SVG snapshots of the app's key states (regenerate with `pytest --snapshot-update`).
 
-Wall-clock figures never reach a snapshot: finished requests go through `fixed_record`, the
-live panel through `fixed_live`, and the endpoint is shown as a fixed host label.
+Wall-clock figures never reach a snapshot: the `fixed_figures` fixture passes finished
+requests through `fixed_record` and the live panel's figures through `fixed_live` where the
+app receives them, and shows the endpoint under a fixed host label.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -20,7 +22,10 @@ from app_helpers import (
     wait_ready,
 )
 
+import tui.app.reply_turn
+import tui.app.screens.chat_screen
 from tui.app.app import FirstTokenApp
+from tui.app.request_runner import RequestRunner
 from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.prompt_input import PromptInput
 from tui.demo import DemoThread
@@ -41,12 +46,28 @@ def warm_imports() -> None:
     warm_up_markdown()
 
 
+@pytest.fixture(autouse=True)
+def fixed_figures(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fixed figures where the app takes them in: the runner's outcome, the live figures
+    the panel's tick computes, the endpoint's host."""
+    run = RequestRunner.run
+    live_figures = tui.app.reply_turn.live_figures
+
+    async def fixed_run(runner: RequestRunner, ready: Any = None) -> Any:
+        finished = await run(runner, ready)
+        return dataclasses.replace(finished, record=fixed_record(finished.record))
+
+    monkeypatch.setattr(RequestRunner, "run", fixed_run)
+    monkeypatch.setattr(
+        tui.app.reply_turn, "live_figures", lambda *args: fixed_live(live_figures(*args))
+    )
+    monkeypatch.setattr(
+        tui.app.screens.chat_screen, "host_label", lambda engine, config: "demo.local:8000"
+    )
+
+
 def snapshot_app(base_url: str, **overrides: Any) -> FirstTokenApp:
-    app = make_app(base_url, **overrides)
-    app.host_label = "demo.local:8000"
-    app.record_hook = fixed_record
-    app.live_hook = fixed_live
-    return app
+    return make_app(base_url, **overrides)
 
 
 async def settle(pilot: Any) -> None:
@@ -82,9 +103,9 @@ def test_reply_streaming(snap_compare, demo: DemoThread):
         await wait_for(
             pilot,
             lambda: (
-                app.runner is not None
-                and app.runner.state.tokens >= 5
-                and not app.runner.writer._pending
+                app.chat_screen.turn.runner is not None
+                and app.chat_screen.turn.runner.state.tokens >= 5
+                and not app.chat_screen.turn.runner.writer._pending
                 and "reply (" in replies(app)[-1].source
             ),
             what="five tokens on screen",

@@ -15,9 +15,9 @@ from rich.color import Color
 from textual.scrollbar import ScrollBarRender
 from textual.widget import Widget
 
+from tui.app.render.steady_scrollbar import SteadyScrollBar, thumb_eighths
 from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.message_view import AssistantMessage
-from tui.app.widgets.steady_scrollbar import SteadyScrollBar, thumb_eighths
 
 
 def count_renders(bar: Any) -> list[None]:

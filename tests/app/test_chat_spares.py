@@ -36,7 +36,9 @@ def spares(app: FirstTokenApp) -> list[Any]:
 async def spares_ready(pilot: Pilot[Any]) -> list[Any]:
     app = pilot.app
     assert isinstance(app, FirstTokenApp)
-    await wait_for(pilot, lambda: len(spares(app)) == 2 and not app.busy, what="spare blocks")
+    await wait_for(
+        pilot, lambda: len(spares(app)) == 2 and not app.chat_screen.busy, what="spare blocks"
+    )
     return spares(app)
 
 
@@ -68,9 +70,11 @@ async def test_retry_and_errors_keep_the_conversation_order(demo: DemoThread) ->
         await spares_ready(pilot)
         await send_and_wait(pilot, "once, reply 8 tokens")
         await spares_ready(pilot)
-        before = app.last_record
+        before = app.chat_screen.last_record
         await pilot.press("f5")  # retry: a reply with no new user message
-        await wait_for(pilot, lambda: app.last_record is not before and not app.busy)
+        await wait_for(
+            pilot, lambda: app.chat_screen.last_record is not before and not app.chat_screen.busy
+        )
         assert roles(app) == ["you", "assistant"]
         await spares_ready(pilot)
         await send_and_wait(pilot, "again, reply 8 tokens")
@@ -84,7 +88,7 @@ async def test_new_chat_and_a_loaded_conversation_get_fresh_spares(demo: DemoThr
         await wait_ready(pilot)
         await send_and_wait(pilot, "hi, reply 5 tokens")
         await spares_ready(pilot)
-        await app.load_messages(
+        await app.chat_screen.load_messages(
             [{"role": "user", "content": "loaded"}, {"role": "assistant", "content": "answer"}]
         )
         await spares_ready(pilot)

@@ -11,7 +11,7 @@ from textual.geometry import Region
 from textual.widgets import Static
 from virtual_terminal import VirtualTerminal, settled
 
-from tui.app.enter_frame import EnterFrameHold
+from tui.app.render.enter_frame import EnterFrameHold
 from tui.app.widgets.latency_panel import LatencyPanel
 from tui.demo import DemoThread, start_demo_in_thread
 from tui.demo.latency_model import latency_model
@@ -47,7 +47,7 @@ async def test_after_a_reply_or_an_error_nothing_is_held(demo: DemoThread) -> No
         async with app.run_test(size=(130, 40)) as pilot:
             await wait_ready(pilot)
             await send_and_wait(pilot, "hello, reply 10 tokens")
-            assert app._enter_hold is None and app._batch_count == 0
+            assert app.chat_screen.turn.enter_hold is None and app._batch_count == 0
 
 
 async def test_quitting_while_enter_is_held_closes_cleanly(demo: DemoThread) -> None:
@@ -87,7 +87,7 @@ async def test_enter_frame_leaves_the_panel_to_the_next_frame() -> None:
             assert not frames[0] & panel, "Enter's frame painted the panel"
             assert "hello, reply 5 tokens" in terminal.text(), "the message is on screen"
             assert "waiting…" in panel_text(terminal, area)
-            await wait_for(pilot, lambda: not app.busy, timeout=15, what="the reply")
+            await wait_for(pilot, lambda: not app.chat_screen.busy, timeout=15, what="the reply")
     finally:
         demo.stop()
 
@@ -107,8 +107,8 @@ async def test_a_reply_opening_with_markup_releases_enter_frame_before_its_first
     release = EnterFrameHold.release
 
     def noted_release(hold: EnterFrameHold) -> None:
-        if hold.held and app.runner is not None:
-            released_after_writes.append(app.runner.writer.flushes)
+        if hold.held and app.chat_screen.turn.runner is not None:
+            released_after_writes.append(app.chat_screen.turn.runner.writer.flushes)
         release(hold)
 
     monkeypatch.setattr(EnterFrameHold, "release", noted_release)
@@ -120,7 +120,10 @@ async def test_a_reply_opening_with_markup_releases_enter_frame_before_its_first
             await send(pilot, "hello, reply 3 tokens")
             await wait_for(pilot, lambda: bool(released_after_writes), timeout=2, what="release")
             assert released_after_writes == [0], "released before the first write"
-            assert app.runner is not None and app.runner.state.first_token_at is not None
-            await wait_for(pilot, lambda: not app.busy, timeout=15, what="the reply")
+            assert (
+                app.chat_screen.turn.runner is not None
+                and app.chat_screen.turn.runner.state.first_token_at is not None
+            )
+            await wait_for(pilot, lambda: not app.chat_screen.busy, timeout=15, what="the reply")
     finally:
         demo.stop()

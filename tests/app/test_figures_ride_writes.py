@@ -1,16 +1,23 @@
 """While a reply streams, the side panel's live figures are shown with the reply's writes, in
 the writes' frames, instead of in frames of their own; when the stream stalls (no writes),
-the panel's timer shows them itself, so the running total never freezes."""
+the panel's timer shows them itself, so the running total never freezes.
+
+The clock is frozen (FrozenClock) and the panel's timer is stopped: each tick and each write
+is a step of the test, so what is painted with what does not depend on how the machine's
+load happened to space them."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any
 
-from app_helpers import WidgetsInApp, make_app, send, wait_for, wait_ready
+import pytest
+from app_helpers import FrozenClock, WidgetsInApp, make_app, send, wait_for, wait_ready
 from textual.widgets import Static
 from virtual_terminal import VirtualTerminal, settled
 
+import tui.app.screens.chat_screen
+from tui.app.reply_turn import STREAMING_TICK_EVERY, WRITES_CARRY_FIGURES_S
 from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.latency_panel import LatencyPanel
 from tui.app.widgets.message_view import AssistantMessage
@@ -18,76 +25,71 @@ from tui.app.widgets.reply_writer import ReplyWriter
 from tui.demo import DemoThread
 
 
-def record_live_figures(monkeypatch: Any, app: Any) -> list[int]:
-    """The reply writer's write count at each live-figures update of the panel."""
-    shown: list[int] = []
-    show_live = LatencyPanel.show_live
-
-    def recorded(panel: LatencyPanel, live: Any) -> None:
-        runner = app.runner
-        if runner is not None and runner.state.first_token_at is not None:
-            shown.append(runner.writer.flushes)
-        show_live(panel, live)
-
-    monkeypatch.setattr(LatencyPanel, "show_live", recorded)
-    return shown
+def panel_frames(terminal: VirtualTerminal, since: int, panel: Any) -> list[int]:
+    """The frames from `since` on that painted any cell of the panel."""
+    cells = {(x, y) for x in range(panel.x, panel.right) for y in range(panel.y, panel.bottom)}
+    return [n for n in range(since, terminal.frames) if terminal.painted_cells[n] & cells]
 
 
-async def test_streaming_figures_share_the_frames_of_the_writes(
-    slow_demo: DemoThread, monkeypatch: Any
+async def test_streaming_figures_share_the_frames_of_the_writes_until_the_stream_stalls(
+    demo: DemoThread, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    app = make_app(slow_demo.base_url)
-    shown = record_live_figures(monkeypatch, app)
+    monkeypatch.setattr(tui.app.screens.chat_screen, "PANEL_TICK_S", 3600.0)  # ticks by hand
+    # Five tokens, then the stream pauses for ten minutes: the test writes what follows.
+    app = make_app(f"{demo.root_url}/fault/stall-600000/v1", chunk_timeout_ms=900_000)
     async with app.run_test(size=(120, 36)) as pilot:
         terminal = VirtualTerminal(app)
         await wait_ready(pilot)
-        # ~5 s at 60 tokens/s: on a loaded machine the wait for the first figures below can
-        # take a good part of a shorter reply, leaving too few frames to judge (seen once).
         await send(pilot, "reply 300 tokens")
-        # From a few writes after the first figures on: the first token changes the panel on
-        # its own (TTFT, its colour), and the colour's style change is a frame of its own.
+        turn = app.chat_screen.turn
         await wait_for(
             pilot,
             lambda: (
-                app.runner is not None
-                and len(shown) > 0
-                and app.runner.writer.flushes > shown[0] + 2
+                turn.runner is not None
+                and turn.runner.state.tokens == 5
+                and turn.runner.writer.flushes > 0
+                and not turn.runner.writer._pending
+                and settled(app)
             ),
-            what="the first figures",
+            what="the first five tokens on screen",
         )
-        writer = app.runner.writer
-        panel_x = app.query_one(LatencyPanel).region.x
+        clock = FrozenClock(monkeypatch)
+        writer = turn.runner.writer
         terminal.note = lambda: writer.flushes  # the writes so far, as each frame is painted
-        first_frame = terminal.frames
-        await wait_for(pilot, lambda: not app.busy, timeout=30, what="the reply")
-        await wait_for(pilot, lambda: settled(app), what="the end of the reply to be painted")
+        panel = app.query_one(LatencyPanel).region
+
+        # Writes are flowing (the last one "just now"): the ticks leave the figures to the
+        # next write.
+        before = terminal.frames
+        for _ in range(STREAMING_TICK_EVERY):
+            turn.tick()
+        await wait_for(pilot, lambda: settled(app), what="the ticks' effect")
+        assert panel_frames(terminal, before, panel) == []
+
+        # The next write carries them, in its own frame.
+        clock.advance(0.1)  # the figures differ from those on screen
+        before, written = terminal.frames, writer.flushes
+        writer.feed(" and more words")
+        await wait_for(
+            pilot, lambda: writer.flushes > written and settled(app), what="the write on screen"
+        )
+        shown = panel_frames(terminal, before, panel)
+        assert shown, "the figures were not shown with the write"
+        assert all(terminal.notes[n] > written for n in shown), (shown, terminal.notes)
         assert terminal.differences() == []
-    assert len(shown) >= 5  # the figures kept changing while the reply streamed (~5 s)...
-    # ...but in the frames of the reply's writes: the frames that changed the panel, each
-    # with a write since the frame before. (Shown by the panel's timer, each would be a
-    # frame of its own; the timer still does that when no write comes for 0.3 s.)
-    writes = terminal.notes
-    streaming = range(first_frame + 1, len(writes))
-    panel_frames = [
-        n for n in streaming if writes[n] != writes[-1] and max(terminal.painted[n]) >= panel_x
-    ]
-    alone = [n for n in panel_frames if writes[n] == writes[n - 1]]
-    assert len(panel_frames) >= 4
-    assert len(alone) <= 1, (panel_frames, alone, writes)
 
-
-async def test_a_stalled_stream_still_shows_the_running_figures(
-    demo: DemoThread, monkeypatch: Any
-) -> None:
-    # Five tokens, then nothing for 1.5 s: no writes, so the timer shows the figures itself.
-    app = make_app(f"{demo.root_url}/fault/stall-1500/v1", chunk_timeout_ms=10_000)
-    shown = record_live_figures(monkeypatch, app)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await wait_for(pilot, lambda: app.client is not None, what="the engine")
-        await send(pilot, "reply 20 tokens")
-        await wait_for(pilot, lambda: not app.busy, timeout=30, what="the reply")
-    during_the_stall = [writes for writes in shown if writes == shown[0]]
-    assert len(during_the_stall) >= 3  # ~3 Hz for 1.5 s, with no write between them
+        # No write for longer than WRITES_CARRY_FIGURES_S: the stream stalls, and the tick
+        # shows the figures in a frame of its own, with no write.
+        clock.advance(WRITES_CARRY_FIGURES_S + 0.1)
+        before, written = terminal.frames, writer.flushes
+        for _ in range(STREAMING_TICK_EVERY):
+            turn.tick()
+        await wait_for(pilot, lambda: settled(app), what="the stalled figures on screen")
+        shown = panel_frames(terminal, before, panel)
+        assert shown and all(terminal.notes[n] == written for n in shown)
+        assert terminal.differences() == []
+        turn.cancel()
+        await wait_for(pilot, lambda: not turn.busy, what="the cancelled reply")
 
 
 async def test_a_held_write_is_painted_without_anything_else_happening() -> None:
@@ -106,8 +108,10 @@ async def test_a_held_write_is_painted_without_anything_else_happening() -> None
         writer.start()
         for word in ("first", " second", " third"):
             writer.feed(word)
-            await asyncio.sleep(0.3)
-            shown = "\n".join("".join(c for c, _ in row) for row in terminal.rows)
-            assert word.strip() in shown and "after" in shown
+            for _ in range(500):  # a hang guard: nothing but the write can paint this
+                if word.strip() in terminal.text() and "after" in terminal.text():
+                    break
+                await asyncio.sleep(0.02)
+            assert word.strip() in terminal.text() and "after" in terminal.text()
         writer.end()
         await writer.finish(None)

@@ -1,17 +1,20 @@
 """A frame renders only the rows it paints, of only the widgets that show on those rows (see
-tui/app/frame_rows.py): Textual rendered every top-level widget whole on every frame, however
-small the change."""
+tui/app/render/frame_rows.py): Textual rendered every top-level widget whole on every frame,
+however small the change. Ctrl+L's repaint is the exception: Textual's own painting."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from app_helpers import WidgetsInApp, wait_for
+from textual._compositor import Compositor
 from textual.containers import Horizontal
 from textual.geometry import Region
 from textual.widget import Widget
 from textual.widgets import Footer, Header, Static
 from virtual_terminal import VirtualTerminal, settled
+
+from tui.app.render import repaint_everything
 
 LINES = [f"line {n}: " + "words " * (n % 7) for n in range(30)]
 
@@ -78,4 +81,40 @@ async def test_two_changes_far_apart_render_only_their_own_rows(monkeypatch: Any
         left.update("\n".join(lines))
         right.update("\n".join(lines))
         await wait_for(pilot, lambda: settled(app), what="the new text to be painted")
+        assert terminal.differences() == []
+
+
+async def test_ctrl_l_repaints_with_textuals_own_painting_and_fresh_lines(
+    monkeypatch: Any,
+) -> None:
+    # The redraw is the user's way out of a screen gone wrong: it must owe nothing to the
+    # render path's shortcuts (this frame painting, the rows cached while a reply grows).
+    text = Static("\n".join(LINES), id="text")
+    app = WidgetsInApp(Header(), text, Footer())
+    async with app.run_test(size=(60, 40)) as pilot:
+        terminal = VirtualTerminal(app)
+        await wait_for(pilot, lambda: settled(app), what="the first frame")
+        stock_painted: list[Region] = []
+        render_chops = Compositor._render_chops
+
+        def recorded(compositor: Any, crop: Region, is_rendered_line: Any) -> Any:
+            stock_painted.append(crop)
+            return render_chops(compositor, crop, is_rendered_line)
+
+        monkeypatch.setattr(Compositor, "_render_chops", recorded)
+        lines_rendered: list[Widget] = []
+        render_line = Widget.render_line
+
+        def rendered_afresh(widget: Widget, y: int) -> Any:
+            lines_rendered.append(widget)
+            return render_line(widget, y)
+
+        monkeypatch.setattr(Widget, "render_line", rendered_afresh)
+        app.screen.refresh()  # a full repaint of the app's own: its painting, cached lines
+        await wait_for(pilot, lambda: settled(app), what="the full repaint")
+        assert stock_painted == [] and text not in lines_rendered
+        repaint_everything(app.screen)
+        await wait_for(pilot, lambda: settled(app), what="the redraw")
+        assert stock_painted == [app.screen.region]
+        assert lines_rendered.count(text) == text.size.height  # every line rendered again
         assert terminal.differences() == []

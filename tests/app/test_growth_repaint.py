@@ -14,7 +14,7 @@ from textual.geometry import Region, Size, Spacing
 from textual.map_geometry import MapGeometry
 from virtual_terminal import VirtualTerminal, settled
 
-from tui.app.growth_repaint import growth_region, paints_the_same, same_stacking
+from tui.app.render.growth_repaint import growth_region, paints_the_same, same_stacking
 from tui.app.widgets.message_view import AssistantMessage
 
 

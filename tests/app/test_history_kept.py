@@ -31,7 +31,10 @@ async def _streaming(pilot, app, text: str) -> None:
     await send(pilot, text)
     await wait_for(
         pilot,
-        lambda: app.runner is not None and app.runner.state.tokens >= 5,
+        lambda: (
+            app.chat_screen.turn.runner is not None
+            and app.chat_screen.turn.runner.state.tokens >= 5
+        ),
         timeout=30,
         what="the first tokens",
     )
@@ -65,7 +68,9 @@ async def test_a_new_chat_mid_reply_files_the_reply_under_the_old_chat(
         await _streaming(pilot, app, "reply 3000 tokens")
         old_chat = app.session.chat_id
         await pilot.press("ctrl+n")
-        await wait_for(pilot, lambda: not app.busy, timeout=30, what="the cancelled end")
+        await wait_for(
+            pilot, lambda: not app.chat_screen.busy, timeout=30, what="the cancelled end"
+        )
         assert app.session.messages == []
         # The old reply's last write, landing on a removed widget, once showed an
         # "unexpected NoScreen" error in the new chat and lost the record.
@@ -86,7 +91,7 @@ async def test_retry_and_system_prompt_leave_the_stored_chat_as_shown(
         await pilot.press("f5")
         await wait_for(
             pilot,
-            lambda: app.last_record is not first and not app.busy,
+            lambda: app.chat_screen.last_record is not first and not app.chat_screen.busy,
             what="the retried reply",
         )
         chat_id = app.session.chat_id
@@ -115,10 +120,12 @@ async def test_a_loaded_conversation_sent_as_it_stands_becomes_a_chat(
         await wait_ready(pilot)
         await pilot.press("f6")  # the sample ends with a user message: Enter sends it
         await wait_for(pilot, app.session.awaiting_reply, what="the sample")
-        before = app.last_record
+        before = app.chat_screen.last_record
         await pilot.press("enter")
         await wait_for(
-            pilot, lambda: app.last_record is not before and not app.busy, what="the reply"
+            pilot,
+            lambda: app.chat_screen.last_record is not before and not app.chat_screen.busy,
+            what="the reply",
         )
         chat_id = app.session.chat_id
         assert chat_id is not None
@@ -160,7 +167,9 @@ async def test_ctrl_g_opens_a_saved_chat_and_carries_on_in_it(
         reply = app.query_one(ChatLog).replies()[-1]
         assert reply.border_title == f"assistant · {first.model}"
         assert format_ms(first.ttft_ms) in str(reply.border_subtitle)
-        assert app.last_record is not None and app.last_record.id == first.id
+        assert (
+            app.chat_screen.last_record is not None and app.chat_screen.last_record.id == first.id
+        )
         shown = app.query_one("#panel").query_one("TtftHistory")
         assert len(shown.samples) == 1  # the TTFT history is the opened chat's
         await send_and_wait(pilot, "and one more, reply 5 tokens")
@@ -190,7 +199,7 @@ async def test_chats_opened_in_quick_succession_show_only_the_last(
     app = make_app(demo.base_url, store=store)
     async with app.run_test(size=(130, 40)) as pilot:
         await wait_ready(pilot)
-        await asyncio.gather(app._open_chat(first), app._open_chat(second))
+        await asyncio.gather(app.chat_screen.open_chat(first), app.chat_screen.open_chat(second))
         await pilot.pause()
         assert app.session.chat_id == second
         assert app.session.messages == store.messages(second)
@@ -210,15 +219,17 @@ async def test_enter_while_a_chat_goes_on_screen_sends_after_it(
     app = make_app(demo.base_url, store=store)
     async with app.run_test(size=(130, 40)) as pilot:
         await wait_ready(pilot)
-        before = app.last_record
-        opening = asyncio.ensure_future(app._open_chat(chat_id))
+        before = app.chat_screen.last_record
+        opening = asyncio.ensure_future(app.chat_screen.open_chat(chat_id))
         await asyncio.sleep(0)
         chat = app.query_one(ChatLog)
         assert not opening.done()  # the old blocks are being removed
-        app.submit("and then? reply 5 tokens")
+        app.chat_screen.turn.submit("and then? reply 5 tokens")
         await opening
         await wait_for(
-            pilot, lambda: app.last_record is not before and not app.busy, what="the reply"
+            pilot,
+            lambda: app.chat_screen.last_record is not before and not app.chat_screen.busy,
+            what="the reply",
         )
         assert [view.message_index for view in chat.message_views()] == [0, 1, 2, 3]
         assert chat.replies()[0].source == "its answer"

@@ -14,7 +14,8 @@ import pytest
 from app_helpers import make_app, send_and_wait, wait_for, wait_ready
 from textual import events
 
-from tui.app.app import ChatScreen, FirstTokenApp
+from tui.app.app import FirstTokenApp
+from tui.app.screens.chat_screen import ChatScreen
 from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.prompt_input import PromptInput
 from tui.demo import DemoThread, start_demo_in_thread
@@ -73,7 +74,7 @@ async def test_key_bursts_leave_screen_session_and_store_in_step(
                 if isinstance(app.screen, ChatScreen):
                     break
             assert isinstance(app.screen, ChatScreen)
-            await wait_for(pilot, lambda: not app.busy, timeout=30, what="the app idle")
+            await wait_for(pilot, lambda: not app.chat_screen.busy, timeout=30, what="the app idle")
             app.query_one(PromptInput).clear_prompt()  # what the burst left half typed
             # The app still works, and what it shows, holds and stored agree.
             await send_and_wait(pilot, "after the burst, reply 5 tokens")

@@ -33,7 +33,7 @@ def row_text(chat: ChatLog) -> str:
 
 async def long_chat_at_its_end(pilot: Pilot[Any], app: FirstTokenApp, turns: int) -> ChatLog:
     """Load a conversation of `turns` turns, as Ctrl+G does; its chat, scrolled to the end."""
-    await app.load_messages(conversation(turns))
+    await app.chat_screen.load_messages(conversation(turns))
     chat = app.query_one(ChatLog)
     await wait_for(pilot, lambda: chat.scroll_y > 0, what="the view at the end")
     return chat
@@ -43,7 +43,7 @@ async def test_a_long_conversation_builds_only_its_latest_blocks(demo: DemoThrea
     app = make_app(demo.base_url)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot)
-        await app.load_messages(conversation(50))
+        await app.chat_screen.load_messages(conversation(50))
         await pilot.pause()
         chat = app.query_one(ChatLog)
         assert laid_out(chat) == list(range(100 - VISIBLE_MESSAGES, 100))
@@ -81,7 +81,7 @@ async def test_clicking_the_row_shows_more(demo: DemoThread) -> None:
     # with no scrolling (which would show more by itself).
     async with app.run_test(size=(120, VISIBLE_MESSAGES * 6)) as pilot:
         await wait_ready(pilot)
-        await app.load_messages(conversation(100))
+        await app.chat_screen.load_messages(conversation(100))
         chat = app.query_one(ChatLog)
         await pilot.pause()
         assert chat.scroll_y == 0
@@ -97,7 +97,9 @@ async def test_old_blocks_fold_after_a_reply_while_the_view_follows(demo: DemoTh
     app = make_app(demo.base_url)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot)
-        await app.load_messages(conversation(VISIBLE_MESSAGES // 2))  # exactly the limit
+        await app.chat_screen.load_messages(
+            conversation(VISIBLE_MESSAGES // 2)
+        )  # exactly the limit
         chat = app.query_one(ChatLog)
         assert not chat.query(EarlierMessages)
         await send_and_wait(pilot, "one more, reply 5 tokens")
@@ -118,13 +120,16 @@ async def test_blocks_built_later_carry_the_trim_marks(demo: DemoThread) -> None
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot)
         long = [{"role": "user", "content": "word " * 300}, {"role": "assistant", "content": "ok"}]
-        await app.load_messages(long * 40)
+        await app.chat_screen.load_messages(long * 40)
         chat = app.query_one(ChatLog)
-        await wait_for(pilot, lambda: app.preview is not None and app.preview.dropped_indices)
+        await wait_for(
+            pilot,
+            lambda: app.chat_screen.preview is not None and app.chat_screen.preview.dropped_indices,
+        )
         await wait_for(pilot, lambda: chat.shown_views()[-1].has_class("-dropped") is False)
         await chat.reveal_earlier()
         await pilot.pause()
-        dropped = app.preview.dropped_indices
+        dropped = app.chat_screen.preview.dropped_indices
         built_later = chat.shown_views()[:REVEAL_STEP]
         assert built_later and all(view.message_index in dropped for view in built_later)
         assert all(view.has_class("-dropped") for view in built_later)
@@ -152,7 +157,7 @@ async def test_page_keys_in_the_prompt_page_the_chat_and_reach_earlier_messages(
             if chat.is_vertical_scroll_end:
                 break
         await pilot.pause()
-        assert chat._following()
+        assert chat.following()
 
 
 async def test_opening_a_long_chat_from_a_long_chat_opens_at_its_end(demo: DemoThread) -> None:
@@ -160,7 +165,7 @@ async def test_opening_a_long_chat_from_a_long_chat_opens_at_its_end(demo: DemoT
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot)
         chat = await long_chat_at_its_end(pilot, app, turns=50)
-        await app.load_messages(conversation(60))  # as Ctrl+G does
+        await app.chat_screen.load_messages(conversation(60))  # as Ctrl+G does
         # (Its blocks are mounted over a few frames: the view follows them to the end.)
         await wait_for(
             pilot,
@@ -182,7 +187,7 @@ async def test_a_reveal_while_another_chat_opens_shows_none_of_the_old_chat(
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ready(pilot)
         chat = await long_chat_at_its_end(pilot, app, turns=50)
-        opening = asyncio.ensure_future(app.load_messages(conversation(60)))
+        opening = asyncio.ensure_future(app.chat_screen.load_messages(conversation(60)))
         await asyncio.sleep(0)  # the old blocks are being removed
         assert not opening.done()
         await chat.reveal_earlier()

@@ -6,14 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from app_helpers import WidgetsInApp
+from app_helpers import WidgetsInApp, wait_for
 from textual.geometry import Size
 from textual.layouts.vertical import VerticalLayout
 from textual.widget import Widget
+from virtual_terminal import settled
 
+from tui.app.render.reply_blocks import ReplyMarkdown
 from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.message_view import AssistantMessage
-from tui.app.widgets.reply_blocks import ReplyMarkdown
 
 EVERY_KIND = """\
 # Heading one
@@ -94,7 +95,7 @@ async def test_a_growing_reply_arranges_its_blocks_once_a_layout() -> None:
         try:
             for part in EVERY_KIND.split("\n\n"):
                 await reply.markdown.append(part + "\n\n")
-                await pilot.pause()
+                await wait_for(pilot, lambda: settled(pilot.app), what="the write laid out")
         finally:
             VerticalLayout.arrange = arrange  # type: ignore[method-assign]
         assert layouts >= 8

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from app_helpers import WidgetsInApp
+from app_helpers import WidgetsInApp, wait_for
 
-from tui.app.paint_now import paint_now
+from tui.app.render.paint_now import paint_now
 from tui.app.widgets.message_view import AssistantMessage
 from tui.app.widgets.reply_writer import ReplyWriter
 
@@ -23,16 +23,15 @@ async def test_the_writer_paints_its_first_and_last_writes_at_once(monkeypatch: 
         view = app.query_one(AssistantMessage)
         writer = ReplyWriter(view.markdown)
         writer.start()
-        writer.feed("First words.")
-        await pilot.pause(0.1)
-        for n in range(4):
-            writer.feed(f" and {n} more words")
-            await pilot.pause(0.08)
+        # Each write awaited before the next is fed: six writes, however loaded the machine.
+        for n, words in enumerate(["First words.", *(f" and {n} more" for n in range(4))]):
+            writer.feed(words)
+            await wait_for(pilot, lambda n=n: writer.flushes == n + 1, what=f"write {n + 1}")
         writer.feed(" and the last words.")
         writer.end()
         await writer.finish(None)
-    assert writer.flushes >= 4
-    assert painted_after == [1, writer.flushes]  # the first write and the last, no other
+    assert writer.flushes == 6
+    assert painted_after == [1, 6]  # the first write and the last, no other
 
 
 async def test_paint_now_lays_out_and_paints_before_it_returns() -> None:

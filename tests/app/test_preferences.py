@@ -6,9 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
+from app_helpers import WidgetsInApp
 
 from tui import locations
 from tui.app.preferences import Preferences, PromptHistory
+from tui.app.widgets.prompt_input import PromptInput
 
 
 @pytest.fixture(autouse=True)
@@ -44,19 +46,18 @@ def test_preferences_ignore_unknown_keys(tmp_path: Path) -> None:
     assert Preferences.load(path) == Preferences(theme="nord")
 
 
-def test_history_recall_order_and_draft(tmp_path: Path) -> None:
-    history = PromptHistory(tmp_path / "h.jsonl")
-    for prompt in ["one", "two", "three"]:
-        history.append(prompt)
-    assert history.older("my draft") == "three"
-    assert history.older() == "two"
-    assert history.older() == "one"
-    assert history.older() is None
-    assert history.newer() == "two"
-    assert history.newer() == "three"
-    assert history.newer() == "my draft"
-    assert history.newer() is None
-    assert not history.recalling
+async def test_the_prompt_recalls_older_and_newer_prompts_and_the_draft() -> None:
+    prompt = PromptInput(history=["one", "two", "three"], id="prompt")
+    app = WidgetsInApp(prompt)
+    async with app.run_test() as pilot:
+        prompt.focus()
+        await pilot.press(*"my draft")
+        shown = []
+        for key in ["up"] * 4 + ["down"] * 4:
+            await pilot.press(key)
+            shown.append(prompt.text)
+    # The oldest stays (the key is swallowed); past the newest the draft comes back.
+    assert shown == ["three", "two", "one", "one", "two", "three", "my draft", "my draft"]
 
 
 def test_history_dedupes_consecutive_skips_blank_and_persists(tmp_path: Path) -> None:

@@ -8,9 +8,9 @@ from textual.app import App, ComposeResult
 from textual.widgets import Markdown
 from textual.widgets._markdown import MarkdownParagraph
 
+from tui.app.render.reply_blocks import INLINE_COMPONENTS
 from tui.app.themes import register_themes
 from tui.app.widgets.message_view import AssistantMessage
-from tui.app.widgets.reply_blocks import INLINE_COMPONENTS
 
 TEXT = "Plain *em* **strong** ~~s~~ and `code`.\n\n- item with `code`\n"
 

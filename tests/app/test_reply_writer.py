@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Callable
 
 from tui.app.widgets.reply_writer import (
     EARLY_INTERVAL_S,
@@ -66,9 +67,7 @@ async def test_the_flusher_ends_by_itself_when_the_stream_ends_while_it_is_idle(
     writer = ReplyWriter(markdown, interval_s=0.01)  # type: ignore[arg-type]
     writer.start()
     writer.feed("hello")
-    while writer.flushes == 0:
-        await asyncio.sleep(0.005)
-    await asyncio.sleep(0.05)  # past the pause: the flusher is idle now
+    await _until(lambda: writer._idle)  # written, past the pause: the flusher waits idle
     writer.end()
     task = writer._task
     assert task is not None
@@ -82,8 +81,7 @@ async def test_the_end_during_the_throttle_pause_writes_the_tail_and_stops() -> 
     writer = ReplyWriter(markdown, interval_s=10.0)  # a pause only the end can cut short
     writer.start()
     writer.feed("first ")
-    while writer.flushes == 0:
-        await asyncio.sleep(0.005)
+    await _first_write(writer)
     writer.feed("tail")  # arrives during the long pause
     writer.end()
     task = writer._task
@@ -122,11 +120,17 @@ def test_the_first_writes_go_at_the_frame_rate_then_the_throttle_adapts() -> Non
     assert pause_after_write(50, 10.0, FLUSH_INTERVAL_S) == MAX_INTERVAL_S
 
 
-async def _first_write(writer: ReplyWriter, timeout_s: float = 1.0) -> None:
-    for _ in range(int(timeout_s / 0.005)):
-        if writer.flushes:
+async def _until(condition: Callable[[], bool], hang_guard_s: float = 30.0) -> None:
+    """Wait for `condition` (failing only if it never comes: a hang guard, not a timing)."""
+    for _ in range(int(hang_guard_s / 0.005)):
+        if condition():
             return
         await asyncio.sleep(0.005)
+    raise AssertionError("never happened")
+
+
+async def _first_write(writer: ReplyWriter) -> None:
+    await _until(lambda: writer.flushes > 0)
 
 
 async def _stream_hello_there(writer: ReplyWriter) -> None:

@@ -41,25 +41,25 @@ async def test_enter_before_the_connection_still_freezes_start_up(
 ) -> None:
     gc.unfreeze()
     app = make_app(demo.base_url)
-    call = app.network.call
+    call = app.engine.network.call
 
     async def call_after_enter(coro: Coroutine[Any, Any, Any]) -> Any:
         # The connection (the model list) comes back only once the first reply is under way.
-        app.network.call = call  # type: ignore[method-assign]  # only this first call waits
-        while not app.busy:
+        app.engine.network.call = call  # type: ignore[method-assign]  # only this first call waits
+        while not app.chat_screen.busy:
             await asyncio.sleep(0.01)
         return await call(coro)
 
-    app.network.call = call_after_enter  # type: ignore[method-assign]
+    app.engine.network.call = call_after_enter  # type: ignore[method-assign]
     async with app.run_test(size=(130, 40)) as pilot:
         await pilot.pause()
-        app.submit("hello, reply 30 tokens")
-        await wait_for(pilot, lambda: app.connected, what="the connection")
+        app.chat_screen.turn.submit("hello, reply 30 tokens")
+        await wait_for(pilot, lambda: app.engine.connected, what="the connection")
         # Frozen while the reply was under way; no full collection stopped the loop for it.
         assert gc.get_freeze_count() > 0
         assert collections == []
-        await wait_for(pilot, lambda: not app.busy, what="the reply")
-        assert app.last_record is not None and app.last_record.output_tokens
+        await wait_for(pilot, lambda: not app.chat_screen.busy, what="the reply")
+        assert app.chat_screen.last_record is not None and app.chat_screen.last_record.output_tokens
         assert replies(app)[-1].source.strip()
 
 
@@ -69,7 +69,7 @@ async def test_start_up_is_frozen_without_a_collection(
     gc.unfreeze()
     app = make_app(demo.base_url)
     async with app.run_test(size=(130, 40)) as pilot:
-        await wait_for(pilot, lambda: app.connected, what="the connection")
+        await wait_for(pilot, lambda: app.engine.connected, what="the connection")
         assert gc.get_freeze_count() > 0
         assert collections == []
 
@@ -91,7 +91,7 @@ async def test_next_turn_blocks_wait_for_the_reply_modules(
     app = make_app(demo.base_url)
     async with app.run_test(size=(130, 40)) as pilot:
         chat = app.query_one(ChatLog)
-        await wait_for(pilot, lambda: app.connected, what="the connection")
+        await wait_for(pilot, lambda: app.engine.connected, what="the connection")
         await pilot.pause(0.1)
         assert chat._spare_reply is None and gc.get_freeze_count() == 0
         imports_may_end.set()
@@ -107,10 +107,10 @@ async def test_closing_while_the_block_styles_warm_up_is_not_an_error(
     warm_up = tui.app.widgets.chat_log.warm_up_block_styles
     started: list[bool] = []
 
-    async def quit_as_it_starts(parent: Any) -> None:
+    async def quit_as_it_starts(parent: Any, *probe: Any) -> None:
         started.append(True)
         parent.app.exit()
-        await warm_up(parent)
+        await warm_up(parent, *probe)
 
     monkeypatch.setattr(tui.app.widgets.chat_log, "warm_up_block_styles", quit_as_it_starts)
     app = make_app(demo.base_url)

@@ -72,7 +72,7 @@ async def test_the_app_streaming_a_reply_leaves_the_terminal_as_a_full_repaint_w
             if settled(app):
                 checked += 1
                 assert terminal.differences() == []
-            return app.last_record is not None and not app.busy
+            return app.chat_screen.last_record is not None and not app.chat_screen.busy
 
         for _ in range(3000):
             if await check_when_settled():

@@ -1,9 +1,14 @@
 """A terminal screen in memory for headless app tests: what the app's frames would leave on a
 real terminal, cell by cell, to compare with a full repaint of the app as it is now.
 
-The app paints incrementally (only what changed, see growth_repaint and single_layout); a
-repaint it skipped by mistake leaves stale cells that only a terminal shows. The tmux test
-checks that at the end of a session; this checks after every step of a headless one.
+The app paints incrementally (only what changed, see tui/app/render); a repaint it skipped by
+mistake leaves stale cells that only a terminal shows. The tmux test checks that at the end of
+a session; this checks after every step of a headless one.
+
+The full repaint is Textual's alone: a fresh stock `Compositor` arranges the screen, and every
+widget renders its lines afresh from its content through its nearest Textual class (no line
+the render path cached, no rendering of its own), so the reference shares none of the
+shortcuts it checks.
 """
 
 from __future__ import annotations
@@ -15,7 +20,11 @@ from rich.cells import cell_len
 from rich.segment import ControlType, Segment
 from rich.style import Style
 from textual import messages
+from textual._compositor import Compositor
+from textual._styles_cache import StylesCache
 from textual.app import App
+from textual.strip import Strip
+from textual.widget import Widget
 
 Cell = tuple[str, Style | None]
 
@@ -43,6 +52,9 @@ class VirtualTerminal:
                 self.apply(update, self.rows, self.painted[-1], self.painted_cells[-1])
 
         app._display = display_and_keep  # type: ignore[method-assign]
+        # Whatever the app painted before (its first full frame may come before the test
+        # attaches this) is taken as painted right.
+        self.rows = self.repainted()
 
     def apply(
         self,
@@ -82,12 +94,28 @@ class VirtualTerminal:
         return x
 
     def repainted(self) -> list[list[Cell]]:
-        """The screen as a full repaint of the app now would leave it (nothing else changes:
-        the compositor's pending dirty regions are kept for its next frame)."""
-        compositor = self.app.screen._compositor
-        pending = set(compositor._dirty_regions)
-        full = compositor.render_full_update()
-        compositor._dirty_regions.update(pending)
+        """The screen as Textual's stock compositor would paint it afresh now. Nothing of the
+        app's state changes: each widget's caches are put back after."""
+        screen = self.app.screen
+        compositor = Compositor()
+        compositor.reflow(screen, screen.size)
+        widgets: list[Widget] = list(compositor.visible_widgets)
+        kept = [
+            (widget._styles_cache, widget._render_cache, set(widget._dirty_regions))
+            for widget in widgets
+        ]
+        try:
+            for widget in widgets:
+                widget._styles_cache = StylesCache()
+                widget._render_content()  # its content's lines, from its content now
+                widget.render_lines = stock_render_lines(widget)  # type: ignore[method-assign]
+            full = compositor.render_full_update()
+        finally:
+            for widget, (styles_cache, render_cache, dirty) in zip(widgets, kept, strict=True):
+                widget._styles_cache, widget._render_cache = styles_cache, render_cache
+                widget._dirty_regions.clear()
+                widget._dirty_regions.update(dirty)
+                del widget.render_lines
         width, height = self.app.size
         rows: list[list[Cell]] = [[(" ", None)] * width for _ in range(height)]
         self.apply(full, rows)
@@ -107,6 +135,12 @@ class VirtualTerminal:
         ]
 
 
+def stock_render_lines(widget: Widget) -> Callable[[Any], list[Strip]]:
+    """`widget.render_lines` as its nearest Textual class has it."""
+    stock = next(cls for cls in type(widget).__mro__ if cls.__module__.startswith("textual."))
+    return lambda crop: stock.render_lines(widget, crop)
+
+
 def _text(row: list[Cell]) -> str:
     return "".join(character for character, _ in row)
 
@@ -119,12 +153,18 @@ def settled(app: Any) -> bool:
     """Nothing left to paint: the frames so far are all the terminal will get."""
     screen = app.screen
     return not (
-        screen._layout_required
+        # Updates held (a write or an update between removing blocks and mounting others):
+        # the frame that shows the change is still to come.
+        app._batch_count
+        or screen._layout_required
         or screen._repaint_required
         or screen._scroll_required
         or screen._dirty_widgets
         or screen._compositor._dirty_regions
-        or any(widget._repaint_required for widget in app.screen.walk_children())
+        or any(
+            widget._repaint_required or widget._scroll_required
+            for widget in app.screen.walk_children()
+        )
         # A widget clears its own flag when it posts the message; until the screen has taken
         # it, the change is on neither side (a check then saw a paragraph's old words, on a
         # loaded machine, in CI).

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from textual.binding import Binding
 
 # Keys chosen because terminals deliver them: no ctrl+s (flow control), no ctrl+m/i/h.
-APP_BINDINGS: tuple[Binding, ...] = (
+# The chat screen's keys (its actions); they act while it is the screen on top.
+CHAT_BINDINGS: tuple[Binding, ...] = (
     Binding("escape", "cancel", "cancel", id="cancel"),
     Binding("ctrl+t", "toggle_trimming", "trim", priority=True, id="toggle_trimming"),
     Binding("f3,ctrl+o", "toggle_streaming", "stream", priority=True, id="toggle_streaming"),
@@ -18,13 +19,16 @@ APP_BINDINGS: tuple[Binding, ...] = (
     Binding("ctrl+g", "open_chat", "chats", show=False, id="open_chat"),
     Binding("f2", "switch_model", "model", id="switch_model"),
     Binding("f6", "load_sample", "sample", priority=True, id="load_sample"),
-    Binding("f4", "switch_theme", "theme", show=False, id="switch_theme"),
     Binding("f7", "copy_reply", "copy reply", show=False, priority=True, id="copy_reply"),
     Binding("f8", "copy_code", "copy code", show=False, id="copy_code"),
     Binding("f9", "system_prompt", "system prompt", show=False, id="system_prompt"),
     Binding("f10,ctrl+b", "toggle_panel", "panel", show=False, id="toggle_panel"),
     Binding("ctrl+up", "budget(1)", "budget +500", show=False, id="budget_up"),
     Binding("ctrl+down", "budget(-1)", "budget -500", show=False, id="budget_down"),
+)
+# The app's own keys (its actions), on every screen.
+APP_BINDINGS: tuple[Binding, ...] = (
+    Binding("f4", "switch_theme", "theme", show=False, id="switch_theme"),
     Binding("ctrl+l", "redraw", "redraw", show=False, priority=True, id="redraw"),
     Binding("f1", "help", "help", id="help"),
     Binding("ctrl+q", "quit", "quit", show=False, priority=True, id="quit"),
@@ -64,7 +68,7 @@ HELP_ENTRIES: list[tuple[str, str, str]] = [
 class PaletteCommand:
     title: str
     help: str
-    action: str  # the app's action_<name>
+    action: str  # the app's or the chat screen's action_<name>
     args: tuple[int, ...] = ()
 
 

@@ -73,7 +73,7 @@ def _optional_str(value: Any) -> str | None:
 
 
 class PromptHistory:
-    """Sent prompts, oldest first, recalled shell-style with `older()` / `newer()`.
+    """Sent prompts, oldest first (the prompt recalls them shell-style, see PromptInput).
 
     Stored as JSON lines ({"prompt": ...}) so multi-line prompts survive. Consecutive
     duplicates are stored once; only the newest `limit` prompts are kept.
@@ -83,8 +83,6 @@ class PromptHistory:
         self.path = path or locations.state_dir() / PROMPT_HISTORY_FILE
         self.limit = limit
         self.entries: list[str] = self._read()
-        self._cursor = len(self.entries)  # len(entries) means "at the draft, past the newest"
-        self._draft = ""
         self._unsaved = False
 
     def _read(self) -> list[str]:
@@ -103,15 +101,13 @@ class PromptHistory:
         return entries[-self.limit :]
 
     def append(self, prompt: str, *, save: bool = True) -> None:
-        """Remember a sent prompt and reset recall to the (empty) draft. With `save=False`
-        the file is written by a later `save()` (the app defers it past Enter's frame: the
-        atomic rewrite is file-system work the first words should not wait for)."""
-        self.reset()
+        """Remember a sent prompt. With `save=False` the file is written by a later `save()`
+        (the app defers it past Enter's frame: the atomic rewrite is file-system work the
+        first words should not wait for)."""
         if not prompt.strip() or (self.entries and self.entries[-1] == prompt):
             return
         self.entries.append(prompt)
         del self.entries[: -self.limit]
-        self._cursor = len(self.entries)
         self._unsaved = True
         if save:
             self.save()
@@ -125,31 +121,3 @@ class PromptHistory:
         # History is a convenience: if the disk refuses, keep it in memory for this session.
         with contextlib.suppress(OSError):
             write_atomically(self.path, text)
-
-    def older(self, draft: str = "") -> str | None:
-        """The prompt before the current one (None at the oldest). `draft` is the input's
-        text, kept so that walking back past the newest restores it."""
-        if self._cursor == 0:
-            return None
-        if self._cursor == len(self.entries):
-            self._draft = draft
-        self._cursor -= 1
-        return self.entries[self._cursor]
-
-    def newer(self) -> str | None:
-        """The prompt after the current one, the saved draft past the newest, None if not
-        recalling."""
-        if self._cursor >= len(self.entries):
-            return None
-        self._cursor += 1
-        if self._cursor == len(self.entries):
-            return self._draft
-        return self.entries[self._cursor]
-
-    @property
-    def recalling(self) -> bool:
-        return self._cursor < len(self.entries)
-
-    def reset(self) -> None:
-        self._cursor = len(self.entries)
-        self._draft = ""

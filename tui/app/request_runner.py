@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import threading
 import time
 from collections.abc import Coroutine
@@ -58,9 +59,24 @@ class NetworkLoop:
         self.loop.call_soon_threadsafe(callback, *args)
 
     def stop(self, timeout: float = 2.0) -> None:
+        """Cancel what still runs on the loop (a model list nobody waits for any more), let
+        it end, then stop the loop and its thread. Stopped with a task pending, the loop
+        would leave it to be destroyed with a warning when the process ends."""
         if self.loop.is_running():
+            ended = asyncio.run_coroutine_threadsafe(_cancel_the_others(), self.loop)
+            with contextlib.suppress(concurrent.futures.TimeoutError):
+                ended.result(timeout)
             self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout)
+
+
+async def _cancel_the_others() -> None:
+    """Cancel every other task of the running loop and wait for them to end."""
+    current = asyncio.current_task()
+    others = [task for task in asyncio.all_tasks() if task is not current]
+    for task in others:
+        task.cancel()
+    await asyncio.gather(*others, return_exceptions=True)
 
 
 @dataclass(slots=True)

@@ -82,6 +82,7 @@ CREATE INDEX records_by_time ON records (started_at_epoch);
 CREATE INDEX records_by_chat ON records (chat_id, started_at_epoch);
 """
 
+
 class StoreError(Exception):
     """One line naming the database file and what to do."""
 

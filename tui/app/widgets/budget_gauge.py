@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.widgets import Static
 
-from tui.app.widgets.steady_height import keeps_height
+from tui.app.render import keeps_height
 
 
 @dataclass(frozen=True)

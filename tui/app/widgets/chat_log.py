@@ -29,11 +29,10 @@ from collections.abc import Awaitable, Iterable
 from typing import Any
 
 from rich.text import Text
-from textual.containers import VerticalScroll
-from textual.scrollbar import ScrollBar
 from textual.widget import AwaitMount
 from textual.widgets import Static
 
+from tui.app.render import ChatPane, warm_up_block_styles
 from tui.app.widgets.earlier_messages import EarlierMessages
 from tui.app.widgets.message_view import (
     AssistantMessage,
@@ -42,9 +41,6 @@ from tui.app.widgets.message_view import (
     PlainMessage,
     message_text,
 )
-from tui.app.widgets.single_layout import LayoutWithoutRepaint, StoreSizeWithoutRelayout
-from tui.app.widgets.steady_scrollbar import SteadyScrollBar
-from tui.app.widgets.style_warm_up import warm_up_block_styles
 
 VISIBLE_MESSAGES = 30  # blocks laid out while following the chat
 REVEAL_STEP = 40  # blocks shown per scroll to the top (or click on the row)
@@ -55,7 +51,7 @@ def _show_spare(view: MessageView) -> None:
     view.display = True
 
 
-class ChatLog(LayoutWithoutRepaint, StoreSizeWithoutRelayout, VerticalScroll):
+class ChatLog(ChatPane):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._spare_user: PlainMessage | None = None
@@ -73,39 +69,8 @@ class ChatLog(LayoutWithoutRepaint, StoreSizeWithoutRelayout, VerticalScroll):
     def on_mount(self) -> None:
         self.show_welcome()
 
-    @property
-    def vertical_scrollbar(self) -> ScrollBar:
-        """Textual's, as a SteadyScrollBar (it repaints only when it draws something new)."""
-        if self._vertical_scrollbar is None:
-            bar = SteadyScrollBar(
-                vertical=True, name="vertical", thickness=self.scrollbar_size_vertical
-            )
-            bar.display = False
-            self._vertical_scrollbar = bar
-            self.app._start_widget(self, bar)
-        return self._vertical_scrollbar
-
-    def _size_updated(
-        self, size: Any, virtual_size: Any, container_size: Any, layout: bool = True
-    ) -> bool:
-        changed = super()._size_updated(size, virtual_size, container_size, layout)
-        if changed:
-            self._anchor_on_overflow()  # the virtual_size watcher does not run (see mixin)
-            self._paint_scrollbar_in_this_frame()
-        return changed
-
-    def _paint_scrollbar_in_this_frame(self) -> None:
-        """Textual updates the scrollbar's figures during the layout pass (just above) and
-        asks for a repaint, which it then paints in a frame of its own, after the layout's:
-        a second frame after every write of a long reply. The layout's frame is still to
-        come, so mark the bar's area in it instead."""
-        bar = self._vertical_scrollbar
-        if bar is None or not bar._repaint_required or not bar.display:
-            return
-        compositor = self.screen._compositor
-        if bar in compositor.visible_widgets:
-            compositor.update_widgets({bar})
-            bar._repaint_required = False
+    def size_changed(self) -> None:
+        self._anchor_on_overflow()
 
     def _anchor_on_overflow(self) -> None:
         if (
@@ -154,7 +119,13 @@ class ChatLog(LayoutWithoutRepaint, StoreSizeWithoutRelayout, VerticalScroll):
             self._block_styles_warm = True
             # exit_on_error=False: an app closed mid-way makes the mount fail, and a warm-up
             # that did not finish costs the first reply ~3 ms, never the app.
-            self.run_worker(warm_up_block_styles(self), group="warm-up-styles", exit_on_error=False)
+            probe = AssistantMessage(None)
+            probe.spare = True  # never counted as a message while it exists
+            self.run_worker(
+                warm_up_block_styles(self, probe, probe.markdown),
+                group="warm-up-styles",
+                exit_on_error=False,
+            )
 
     def _forget_spares(self) -> None:
         self._spare_user = self._spare_reply = None
@@ -299,7 +270,7 @@ class ChatLog(LayoutWithoutRepaint, StoreSizeWithoutRelayout, VerticalScroll):
 
     def _fold_old(self) -> None:
         """Hide the oldest blocks beyond the limit, unless the user is reading up there."""
-        if not self._following():
+        if not self.following():
             return
         laid_out = [view for view in self.shown_views() if view.display]
         excess = len(laid_out) - VISIBLE_MESSAGES
@@ -309,11 +280,6 @@ class ChatLog(LayoutWithoutRepaint, StoreSizeWithoutRelayout, VerticalScroll):
             view.display = False
         self._folded.extend(laid_out[:excess])
         self._show_earlier_row()
-
-    def _following(self) -> bool:
-        """The view follows the end of the chat. (Textual keeps `is_anchored` true while the
-        user has scrolled away; the anchor is then only released.)"""
-        return self.is_anchored and not self._anchor_released
 
     async def reveal_earlier(self, count: int = REVEAL_STEP) -> None:
         """Show up to `count` more of the earlier messages, newest of them first; the block

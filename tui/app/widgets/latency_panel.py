@@ -18,8 +18,8 @@ from textual.widget import Widget
 from textual.widgets import Digits, Static
 
 from tui.app.live_figures import LiveFigures
+from tui.app.render import StoreSizeWithoutRelayout
 from tui.app.widgets.budget_gauge import BudgetFigures, BudgetGauge
-from tui.app.widgets.single_layout import StoreSizeWithoutRelayout
 from tui.app.widgets.ttft_history import TtftHistory, TtftSample, format_ms
 from tui.engine.metrics import RequestRecord, Thresholds
 

@@ -14,7 +14,7 @@ from textual.content import Content
 from textual.geometry import Region
 from textual.widgets import Static
 
-from tui.app.widgets.single_layout import StoreSizeWithoutRelayout
+from tui.app.render import StoreSizeWithoutRelayout, reply_markdown_class, shared_parser
 
 if TYPE_CHECKING:
     from textual.widgets import Markdown
@@ -38,8 +38,7 @@ def message_text(message: dict) -> str:
 
 def warm_up_markdown() -> None:
     """Import the reply's Markdown and build the parser (called from the warm-up thread)."""
-    from tui.app.widgets.reply_blocks import shared_parser
-
+    reply_markdown_class()
     shared_parser().parse("# warm\n\nup *now*\n\n- a\n\n```py\nx = 1\n```\n")
     # Code fences are highlighted with pygments: its lexer lookup imports on first use.
     from rich.syntax import Syntax
@@ -121,10 +120,10 @@ class AssistantMessage(StoreSizeWithoutRelayout, MessageView):
     def __init__(self, message_index: int | None, text: str = "", model: str = "") -> None:
         super().__init__(message_index, classes="-assistant")
         self.set_model(model)
-        # Imported here: Textual's Markdown costs ~50 ms, and the first frame needs none.
-        from tui.app.widgets.reply_blocks import ReplyMarkdown, shared_parser
-
-        self.markdown: Markdown = ReplyMarkdown(text, classes="body", parser_factory=shared_parser)
+        # Its class is imported on first use: Textual's Markdown costs ~50 ms, and the first
+        # frame needs none.
+        markdown_class = reply_markdown_class()
+        self.markdown: Markdown = markdown_class(text, classes="body", parser_factory=shared_parser)
 
     def compose(self) -> ComposeResult:
         yield self.markdown

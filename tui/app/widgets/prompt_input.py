@@ -12,10 +12,12 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import TextArea
 
+from tui.app.render import set_cursor_blink
+
 
 class PromptInput(TextArea):
     BINDINGS: ClassVar[list[BindingType]] = [
-        # Shown in the footer; the key itself is handled in _on_key so it is processed in
+        # Shown in the footer; the key itself is handled in on_key so it is processed in
         # order after the characters typed before it (a priority binding would overtake them).
         Binding("enter", "submit", "send", show=True, id="send"),
         # ctrl+j arrives as a plain line feed in every terminal; shift+enter only where the
@@ -23,8 +25,8 @@ class PromptInput(TextArea):
         Binding("ctrl+j,shift+enter", "newline", "newline", show=False, id="newline"),
         # The chat pages while the prompt keeps the focus (TextArea would move its cursor by
         # a page, which a prompt of a few lines has no use for).
-        Binding("pageup", "app.scroll_chat(-1)", "page up", show=False),
-        Binding("pagedown", "app.scroll_chat(1)", "page down", show=False),
+        Binding("pageup", "screen.scroll_chat(-1)", "page up", show=False),
+        Binding("pagedown", "screen.scroll_chat(1)", "page down", show=False),
     ]
 
     @dataclass
@@ -60,13 +62,12 @@ class PromptInput(TextArea):
         else:
             self.post_message(self.Submitted(self, text))
 
-    async def _on_key(self, event: events.Key) -> None:
+    def on_key(self, event: events.Key) -> None:
+        # Runs before TextArea's own key handler, which prevent_default() skips: Enter sends.
         if event.key == "enter":
             event.stop()
             event.prevent_default()
             self.action_submit()
-            return
-        await super()._on_key(event)
 
     def action_newline(self) -> None:
         self.insert("\n")
@@ -113,13 +114,5 @@ class PromptInput(TextArea):
         self.text = ""
 
     def set_blinking(self, blinking: bool) -> None:
-        """Switch the cursor's blink (off while a reply streams: a blink is a frame).
-
-        Textual 8.2's TextArea caches rendered lines under a key that records the cursor
-        only while it blinks, so a line drawn with the steady cursor (blink off) came back
-        from the cache after the blink was switched on again: a stuck cursor cell that no
-        later refresh repaired. Drop the cached lines whenever the mode changes."""
-        if blinking != self.cursor_blink:
-            self.cursor_blink = blinking
-            self._line_cache.clear()
-            self.refresh()
+        """Switch the cursor's blink (off while a reply streams: a blink is a frame)."""
+        set_cursor_blink(self, blinking)

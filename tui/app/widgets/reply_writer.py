@@ -21,7 +21,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from tui.app.paint_now import paint_now
+from tui.app.render import paint_now
 
 if TYPE_CHECKING:
     from textual.widgets import Markdown

@@ -23,6 +23,16 @@ from textual.geometry import Region
 class FrameRowsCompositor(Compositor):
     # The dirty regions of the partial frame being painted (None outside one).
     _frame_regions: list[Region] | None = None
+    # The next full repaint is Textual's own painting (Ctrl+L, see redraw).
+    stock_paint_next = False
+    _stock_painting = False
+
+    def render_full_update(self, simplify: bool = False) -> Any:
+        self._stock_painting, self.stock_paint_next = self.stock_paint_next, False
+        try:
+            return super().render_full_update(simplify)
+        finally:
+            self._stock_painting = False
 
     def render_partial_update(self) -> Any:
         # Textual clears the dirty regions before it renders; the rows come from them.
@@ -62,7 +72,10 @@ class FrameRowsCompositor(Compositor):
         from `_rows_to_render`, and rendering a widget's rows only when some of them show:
         where every piece of them that the frame paints is taken by a widget in front (which
         came first), they are not rendered at all. Full repaints (`crop` the screen, no dirty
-        regions kept) go through here too, with every row of every visible widget."""
+        regions kept) go through here too, with every row of every visible widget, except
+        the one Ctrl+L asks for: that one is Textual's own."""
+        if self._stock_painting:
+            return super()._render_chops(crop, is_rendered_line)
         cuts = self.cuts
         chops: list[dict[int, Any]] = [dict.fromkeys(cut_set[:-1]) for cut_set in cuts]
         wanted = painted_columns(self._frame_regions or [crop])

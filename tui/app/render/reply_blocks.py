@@ -49,27 +49,15 @@ from textual.widgets._markdown import (
     MarkdownParagraph,
 )
 
-from tui.app.widgets.block_keys import BlockKey, span_ends, token_key, top_level_blocks
-from tui.app.widgets.one_arrangement import ArrangeOncePerWidth
-from tui.app.widgets.single_layout import (
+from tui.app.render.block_keys import BlockKey, span_ends, token_key, top_level_blocks
+from tui.app.render.markdown_parser import shared_parser
+from tui.app.render.one_arrangement import ArrangeOncePerWidth
+from tui.app.render.single_layout import (
     LayoutWithoutRepaint,
     StoreSizeWithoutRelayout,
     drop_premount_refresh,
 )
-from tui.app.widgets.steady_height import set_block_content
-
-_PARSER: Any = None
-
-
-def shared_parser() -> Any:
-    """One parser for every reply: Markdown.append otherwise builds a new MarkdownIt per write."""
-    global _PARSER
-    if _PARSER is None:
-        from markdown_it import MarkdownIt
-
-        _PARSER = MarkdownIt("gfm-like")
-    return _PARSER
-
+from tui.app.render.steady_height import set_block_content
 
 # Markdown blocks style inline text through four component classes. Textual works out each
 # block's component styles when the block is mounted (a stylesheet pass per class), which was

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tui.app.widgets.message_view import AssistantMessage
-
 if TYPE_CHECKING:
     from textual.widget import Widget
+    from textual.widgets import Markdown
 
 # One of each block kind a reply can mount, with the inline styles.
 EVERY_BLOCK = """\
@@ -50,11 +49,10 @@ x = 1
 """
 
 
-async def warm_up_block_styles(parent: Widget) -> None:
-    """Mount a hidden reply showing every block kind into `parent`, then remove it."""
-    probe = AssistantMessage(None)
-    probe.spare = True  # never counted as a message while it exists
+async def warm_up_block_styles(parent: Widget, probe: Widget, markdown: Markdown) -> None:
+    """Mount `probe` (a hidden reply block whose Markdown is `markdown`) into `parent`, show
+    every block kind in it, then remove it."""
     probe.display = False
     await parent.mount(probe)
-    await probe.markdown.update(EVERY_BLOCK)
+    await markdown.update(EVERY_BLOCK)
     await probe.remove()

@@ -23,7 +23,7 @@ from typing import Any
 from textual.geometry import Region
 from textual.screen import Screen
 
-from tui.app.frame_rows import FrameRowsCompositor
+from tui.app.render.frame_rows import FrameRowsCompositor
 
 
 def growth_region(widget: Any, old: Any, new: Any) -> Region | None:

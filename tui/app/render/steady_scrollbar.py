@@ -51,6 +51,10 @@ class SteadyScrollBar(ScrollBar):
     _look: Any = None  # the appearance, but where the thumb is, of the rows by kind below
     _line_by_kind: dict[Any, Strip]
 
+    def forget_rows(self) -> None:
+        """Render every row afresh next time (Ctrl+L)."""
+        self._drawn = self._drawn_lines = self._look = None
+
     def _row_kinds(self) -> list[Any] | None:
         """One key per row of a vertical bar, equal for rows that render the same while the
         colours, size and hover state stay (None: a bar this does not know how to key).

@@ -1,0 +1,324 @@
+"""One turn of the chat: Enter, the request, the reply streaming in, its record.
+
+The request leaves the moment Enter is handled (before any widget is built): the engine
+client runs on its own loop (RequestRunner), the reply's text reaches the screen through a
+coalescing writer (ReplyWriter), and the side panel's live figures come from a ~10 Hz tick
+that reads the runner's receipt times. Screen updates are held from Enter until the first
+words (EnterFrameHold), so a fast first token shares Enter's frame.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING
+
+from tui.app.collector import CollectorPause
+from tui.app.live_figures import live_figures
+from tui.app.render import EnterFrameHold
+from tui.app.request_runner import RequestRunner
+from tui.app.widgets.chat_log import ChatLog
+from tui.app.widgets.latency_panel import LatencyPanel
+from tui.app.widgets.message_view import AssistantMessage
+from tui.app.widgets.prompt_input import PromptInput
+from tui.app.widgets.reply_writer import ReplyWriter
+from tui.app.widgets.ttft_history import TtftSample, format_ms
+from tui.engine.metrics import RequestRecord, RequestStatus
+
+if TYPE_CHECKING:
+    from tui.app.chat_history import ChatHistory
+    from tui.app.chat_session import ChatSession
+    from tui.app.preferences import PromptHistory
+    from tui.app.screens.chat_screen import ChatScreen
+    from tui.app.start_up import EngineLink
+    from tui.engine.events import Finished
+
+PANEL_TICK_S = 0.1  # the live counter's rate: 10 Hz, independent of the token rate
+STREAMING_TICK_EVERY = 3  # once tokens flow: every 3rd tick (~3 Hz)
+# While the reply's writes come at least this often, the figures wait for the next write and
+# share its frame (above the writer's longest pause, reply_writer.MAX_INTERVAL_S).
+WRITES_CARRY_FIGURES_S = 0.3
+
+Started = tuple[RequestRunner, AssistantMessage]
+
+
+def reply_status(record: RequestRecord) -> str:
+    """The line on a reply's bottom border: its outcome and figures."""
+    parts = []
+    if record.status == RequestStatus.CANCELLED:
+        parts.append("⊘ cancelled")
+    elif record.status != RequestStatus.OK:
+        parts.append(f"⚠ {record.status.value.replace('_', ' ')}")
+    if record.ttft_ms is not None:
+        label = "TTFT" if record.streamed else "TTFT=total"
+        parts.append(f"{label} {format_ms(record.ttft_ms)}")
+    if record.total_ms is not None and record.streamed:
+        parts.append(f"total {format_ms(record.total_ms)}")
+    if record.output_tokens:
+        parts.append(f"{record.output_tokens} tok")
+    return " · ".join(parts)
+
+
+class ReplyTurn:
+    """Sends the user's messages and shows the replies, one at a time, on `screen`."""
+
+    def __init__(
+        self,
+        screen: ChatScreen,
+        session: ChatSession,
+        history: ChatHistory,
+        engine: EngineLink,
+        prompt_history: PromptHistory | None,
+    ) -> None:
+        self.screen = screen
+        self.session = session
+        self.history = history
+        self.engine = engine
+        self.prompt_history = prompt_history
+        self.runner: RequestRunner | None = None
+        self.collector = CollectorPause()  # no full garbage collection while a reply streams
+        self.enter_hold: EnterFrameHold | None = None
+        self._active = False
+        self._view: AssistantMessage | None = None  # the reply streaming now
+        self._ticks = 0
+        self._figures_due = False  # the tick left the live figures for the next write
+
+    @property
+    def busy(self) -> bool:
+        """From Enter until the reply is fully rendered, recorded and saved."""
+        return self._active
+
+    # -- sending -----------------------------------------------------------------------------
+
+    def submit(self, text: str) -> None:
+        """Send `text` as the next user message (Enter calls this directly)."""
+        screen = self.screen
+        if self.busy:
+            screen.notify("a reply is still streaming: esc cancels it", severity="warning")
+            return
+        chat = screen.query_one(ChatLog)
+        if chat.replacing:
+            # Enter right after Ctrl+G / Ctrl+N / F6: the message goes after that chat's
+            # blocks, so it is sent once they are on screen.
+            self._once_shown(partial(self.submit, text))
+            return
+        if not text:
+            if self.session.awaiting_reply():
+                self.retry()  # send the loaded conversation as it stands
+            return
+        prompt = screen.query_one(PromptInput)
+        hold = self.enter_hold = EnterFrameHold(screen.app)  # Enter and fast first words
+        index = self.session.add_user(text)
+        self.history.message_sent(self.session.messages[index])  # saved before it is sent
+        # The user's block first (normally the hidden spare: filled and shown, nothing mounted),
+        # so the reply's block lands after it; then the request leaves; the rest follows.
+        chat.add_message(index, self.session.messages[index])
+        self._active = True
+        started = self._begin_request() if self.engine.client is not None else None
+        prompt.clear_prompt()
+        if self.prompt_history is not None:
+            # Recall sees it now; the file is written once Enter's frame is on screen.
+            self.prompt_history.append(text, save=False)
+            hold.after_frame(self.prompt_history.save)
+        self._await_reply(started)
+
+    def retry(self) -> None:
+        """Send the last prompt again (its reply and errors removed)."""
+        if self.busy:
+            return
+        chat = self.screen.query_one(ChatLog)
+        if chat.replacing:  # as in submit: after that chat's blocks
+            self._once_shown(self.retry)
+            return
+        prompt = self.session.drop_last_reply()
+        if prompt is None:
+            self.screen.notify("nothing to retry yet", severity="warning")
+            return
+        chat.remove_last_turn_replies()
+        self.history.past_changed(create=True)  # before the request: its record names the chat
+        self._active = True
+        started = self._begin_request() if self.engine.client is not None else None
+        self._await_reply(started)
+
+    def cancel(self) -> None:
+        if self.busy and self.runner is not None:
+            self.runner.cancel()
+
+    def _once_shown(self, then: Callable[[], None]) -> None:
+        async def once_shown() -> None:
+            await self.screen.query_one(ChatLog).replaced()
+            then()
+
+        self.screen.app.run_worker(once_shown(), group="once-shown")
+
+    def _begin_request(self) -> Started:
+        """Build the request and hand it to the network loop now; the reply's block is
+        created here and mounted by the caller's next steps."""
+        engine = self.engine
+        assert engine.client is not None and engine.counter is not None
+        request = self.session.build_request(engine.counter)
+        writer = ReplyWriter()
+        writer.with_write = self._show_due_figures
+        self._figures_due = False
+        if self.enter_hold is not None:
+            writer.on_first_text = self.enter_hold.release
+        runner = RequestRunner(engine.client, request, writer, engine.network)
+        runner.start()  # the request is on its way before any widget is built
+        runner.chat_id = self.session.chat_id
+        runner.conversation = self.session.conversation
+        chat = self.screen.query_one(ChatLog)
+        view = chat.next_reply(len(self.session.messages), self.session.model)
+        writer.markdown = view.markdown
+        self.runner = runner
+        return runner, view
+
+    def _await_reply(self, started: Started | None) -> None:
+        self.screen.app.run_worker(self._run_reply(started), group="request", exclusive=True)
+
+    async def _run_reply(self, started: Started | None) -> None:
+        self.collector.pause()
+        try:
+            await self._reply(started)
+        finally:
+            self._active = False
+            self.collector.resume()
+
+    async def _reply(self, started: Started | None) -> None:
+        if started is None:
+            # Enter came before the engine was open: wait for it (only right after start).
+            await self.engine.ready.wait()
+            started = self._begin_request()
+        runner, view = started
+        chat = self.screen.query_one(ChatLog)
+        prompt = self.screen.query_one(PromptInput)
+        blink = prompt.cursor_blink
+        prompt.set_blinking(False)  # a blinking cursor is two extra frames a second
+        mounted = chat.show_reply(view)
+        view.set_status("waiting for the first token…", live=True)
+        self._view = view
+        # The panel's waiting figures follow Enter's frame instead of joining it: that frame
+        # is held for the first words (EnterFrameHold), and the panel's rows were a third
+        # of its rendering. The panel is a frame later; the first words are sooner.
+        if self.enter_hold is not None:
+            self.enter_hold.after_frame(self.tick)
+        else:
+            self.tick()
+        try:
+            finished = await runner.run(ready=mounted)
+        except Exception as error:  # the engine promises Finished; never let the app die
+            if runner.state.finished is not None:  # the request ended; showing it failed
+                finished = runner.state.finished
+                self.save_reply(runner, finished.record, finished.text)
+            view.remove()
+            chat.add_error("unexpected", f"{type(error).__name__}: {error}")
+            self.runner = None
+            return
+        finally:
+            prompt.set_blinking(blink)
+            self._view = None
+            self._release_enter_hold()
+        if runner.conversation != self.session.conversation or not view.is_attached:
+            # Another conversation is on screen now (or the app is closing): nothing left to
+            # show, but the record and what arrived still belong to the chat the request was
+            # sent from. (The old view may not be unmounted yet: it cannot tell.)
+            self.save_reply(runner, finished.record, finished.text)
+            return
+        await self._finished(runner, view, finished)
+
+    def _release_enter_hold(self) -> None:
+        hold, self.enter_hold = self.enter_hold, None
+        if hold is not None:
+            hold.release()
+
+    async def _finished(
+        self, runner: RequestRunner, view: AssistantMessage, finished: Finished
+    ) -> None:
+        record = finished.record
+        screen = self.screen
+        screen.last_record = record
+        chat = screen.query_one(ChatLog)
+        text = finished.text
+        status = record.status
+        if text:
+            view.message_index = self.session.add_assistant(text)
+            view.set_status(reply_status(record))
+            if status != RequestStatus.OK:
+                view.add_class(f"-{status.value}")
+        elif status == RequestStatus.CANCELLED:
+            # Nothing arrived: keep a marker (not part of the conversation sent next time).
+            view.message_index = None
+            view.add_class("-cancelled")
+            view.set_status(reply_status(record))
+            await view.markdown.update("*cancelled before the first token*")
+        else:
+            await view.remove()
+        if status in (RequestStatus.ERROR, RequestStatus.STALLED, RequestStatus.ENDED_EARLY):
+            chat.add_error(record.error_kind or status.value, record.error_message or status.value)
+        panel = screen.query_one(LatencyPanel)
+        panel.show_record(record)
+        sample = TtftSample.of(record)
+        if sample is not None:
+            panel.add_sample(sample)
+        self.save_reply(runner, record, text)
+        screen.update_preview()
+        # The reply's last words are on screen already: the next turn's blocks are mounted
+        # now, so the record's layout places them too (one layout and frame fewer a reply).
+        chat.prepare_turn()
+
+    def save_reply(self, runner: RequestRunner, record: RequestRecord, text: str) -> None:
+        if not runner.saved:  # once: a closing app may get here twice
+            runner.saved = True
+            self.history.reply_done(runner.chat_id, record, text)
+
+    async def stop(self) -> None:
+        """The app is closing: a reply under way is cancelled, and its record and partial
+        text kept, as Esc would (its worker is being cancelled with the app)."""
+        runner = self.runner
+        if runner is not None and not runner.saved:
+            finished = await runner.stop(timeout_s=1.0)
+            if finished is not None:
+                self.save_reply(runner, finished.record, finished.text)
+
+    # -- the panel's live figures ------------------------------------------------------------
+
+    def tick(self) -> None:
+        """The panel's timer (PANEL_TICK_S): the live figures of the request under way."""
+        runner = self.runner
+        if runner is None or runner.state.finished is not None:
+            return
+        hold = self.enter_hold
+        if hold is not None and hold.held:
+            return  # the panel follows Enter's frame (see _reply)
+        state = runner.state
+        self._ticks += 1
+        if state.first_token_at is not None:
+            if self._ticks % STREAMING_TICK_EVERY:
+                # While text streams the reply itself shows progress: the figures refresh at
+                # a few Hz; the waiting counter above keeps 10 Hz.
+                return
+            if runner.writer.writing(WRITES_CARRY_FIGURES_S):
+                # The next write shows them: one frame for both, not a frame of their own.
+                # A stalled stream stops writing, and then the tick shows them itself.
+                self._figures_due = True
+                return
+        self._show_live_figures()
+
+    def _show_due_figures(self) -> None:
+        """A write is in the reply's widget: the figures the tick left for it go in its frame."""
+        if self._figures_due:
+            self._figures_due = False
+            self._show_live_figures()
+
+    def _show_live_figures(self) -> None:
+        runner = self.runner
+        if runner is None or runner.state.finished is not None:
+            return
+        state = runner.state
+        view = self._view
+        if view is not None and state.first_token_at is None and state.retry_reason:
+            view.set_status(f"retry {state.retries}: {state.retry_reason}", live=True)
+        if view is not None and state.first_token_at is not None:
+            view.set_status(f"streaming… · {state.tokens:,} tok", live=True)
+        live = live_figures(state, time.perf_counter(), runner.request.stream)
+        self.screen.query_one(LatencyPanel).show_live(live)

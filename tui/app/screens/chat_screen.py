@@ -1,0 +1,432 @@
+"""The chat screen: the chat pane, the prompt and the live latency panel, and the chat's keys.
+
+A reply repaints only its new rows (the render seam's RenderScreen), and the prompt has the
+focus from the screen's first moment: keys typed while the app starts are read before
+`on_mount` runs, and they went to the first focusable widget (the chat log) and were lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any, ClassVar
+from urllib.parse import urlsplit
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.containers import Horizontal, Vertical
+from textual.timer import Timer
+from textual.widgets import Footer, Header, TextArea
+
+from tui.app.keymap import CHAT_BINDINGS
+from tui.app.render import RenderScreen
+from tui.app.reply_turn import PANEL_TICK_S, ReplyTurn, reply_status
+from tui.app.widgets.budget_gauge import BudgetFigures
+from tui.app.widgets.chat_log import ChatLog
+from tui.app.widgets.latency_panel import LatencyPanel
+from tui.app.widgets.prompt_input import PromptInput
+from tui.app.widgets.ttft_history import HISTORY_LENGTH, TtftSample
+
+if TYPE_CHECKING:
+    from tui.app.chat_history import ChatHistory
+    from tui.app.chat_session import ChatSession, TrimPreview
+    from tui.app.preferences import Preferences, PromptHistory
+    from tui.app.start_up import EngineLink
+    from tui.config import Config
+    from tui.engine.metrics import RequestRecord
+    from tui.engine.tokens import TokenCounter
+
+NARROW_WIDTH = 100  # below this many columns the side panel starts collapsed
+PREVIEW_DEBOUNCE_S = 0.15
+
+
+def host_label(engine: EngineLink, config: Config) -> str:
+    """The endpoint's host:port as the panel and the title show it."""
+    if engine.endpoint is None:
+        if config.base_url is None:
+            return "demo endpoint (starting…)"
+        return urlsplit(config.base_url).netloc or config.base_url
+    parts = urlsplit(engine.endpoint.base_url)
+    return parts.netloc or engine.endpoint.base_url
+
+
+class ChatScreen(RenderScreen):
+    AUTO_FOCUS = "#prompt"
+    BINDINGS: ClassVar[list[BindingType]] = list(CHAT_BINDINGS)
+
+    def __init__(
+        self,
+        *,
+        config: Config,
+        session: ChatSession,
+        history: ChatHistory,
+        engine: EngineLink,
+        preferences: Preferences,
+        prompt_history: PromptHistory | None,
+        remember: bool,
+        resume_chat: int | None = None,
+    ) -> None:
+        super().__init__()
+        self.config = config
+        self.session = session
+        self.history = history
+        self.engine = engine
+        self.preferences = preferences
+        self.prompt_history = prompt_history
+        self.remember = remember  # False: preferences are not saved (tests)
+        self._resume_chat = resume_chat  # a saved chat to open once the first frame is out
+        self.turn = ReplyTurn(self, session, history, engine, prompt_history)
+        self.preview: TrimPreview | None = None
+        self.last_record: RequestRecord | None = None
+        self._preview_timer: Timer | None = None
+        # The user's toggle beats the width rule.
+        self._panel_forced: bool | None = False if preferences.side_panel_collapsed else None
+        self.mounted = asyncio.Event()  # its widgets are there and the prompt has the focus
+
+    @property
+    def busy(self) -> bool:
+        return self.turn.busy
+
+    # -- layout ------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Header(show_clock=False, icon="◷")
+        with Horizontal(id="main"):
+            with Vertical(id="chat-column"):
+                yield ChatLog(id="chat")
+                history = self.prompt_history.entries if self.prompt_history else []
+                prompt = PromptInput(history=history, id="prompt")
+                prompt.border_title = "message"
+                prompt.border_subtitle = "enter send · ctrl+j newline · ↑ history"
+                yield prompt
+            yield LatencyPanel(self.config.thresholds(), id="panel")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.app.sub_title = self.endpoint_label()
+        panel = self.query_one(LatencyPanel)
+        panel.show_idle()
+        self._show_endpoint()
+        self._show_switches()
+        panel.show_prompt(None, False)
+        self.fit_panel(self.app.size.width)
+        self.call_after_refresh(panel.fill)  # its widgets come right after the first frame
+        if self.session.messages:
+            self.query_one(ChatLog).add_messages(self.session.messages)
+        # On the app, as the reply's workers: the screen's own queue carries its frames.
+        self.app.set_interval(PANEL_TICK_S, self.turn.tick)
+        prompt = self.query_one(PromptInput)
+        prompt.on_submit = self.turn.submit
+        prompt.focus()
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+        if self._resume_chat is not None:
+            self.call_after_refresh(self.open_chat, self._resume_chat)
+        self.mounted.set()
+
+    @property
+    def simulated(self) -> bool:
+        if self.engine.endpoint is None:
+            return self.config.uses_demo_endpoint
+        return self.engine.endpoint.simulated
+
+    def endpoint_label(self) -> str:
+        simulated = " (simulated)" if self.simulated else ""
+        return f"{self.session.model} · {host_label(self.engine, self.config)}{simulated}"
+
+    def engine_opened(self) -> None:
+        """The engine is open (start-up): the endpoint's real address, the trim preview."""
+        self.app.sub_title = self.endpoint_label()
+        self._refresh_panel()
+        self.update_preview()
+
+    def start_up_settled(self) -> None:
+        """Start-up is over: the next Enter's blocks (not under a reply that came first)."""
+        if not self.busy:
+            self.prepare_turn()
+
+    def _theme_changed(self, _theme: object) -> None:
+        # Rich styles in the panel captured the old colours: re-render them once.
+        self.query_one(LatencyPanel).restyle()
+        self._refresh_panel()
+
+    # -- the panel -------------------------------------------------------------------------
+
+    def _show_endpoint(self) -> None:
+        host = host_label(self.engine, self.config)
+        self.query_one(LatencyPanel).show_endpoint(self.session.model, host, self.simulated)
+
+    def _show_switches(self) -> None:
+        s = self.session
+        self.query_one(LatencyPanel).show_switches(
+            trimming=s.trim_enabled,
+            streaming=s.streaming,
+            strategy=s.strategy,
+            budget=s.budget,
+            reserve=self.config.reserve_for_output,
+        )
+
+    def _refresh_panel(self) -> None:
+        # query_one_optional, not query(): a query walks every widget of a long chat.
+        panel = self.query_one_optional(LatencyPanel)
+        if panel is None:
+            return  # the app is closing (start-up can end after the screen is gone)
+        if self.last_record is not None:
+            panel.show_record(self.last_record)
+        else:
+            panel.show_idle()
+        self._show_endpoint()
+        self._show_switches()
+        self._show_preview()
+        panel.refresh_history()
+
+    # -- the trim preview ------------------------------------------------------------------
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        if not isinstance(event.text_area, PromptInput):
+            return
+        if self._preview_timer is not None:
+            self._preview_timer.stop()
+        self._preview_timer = self.app.set_timer(PREVIEW_DEBOUNCE_S, self.update_preview)
+
+    def update_preview(self) -> None:
+        prompt = self.query_one_optional(PromptInput)
+        counter = self.engine.counter
+        if counter is None or prompt is None:
+            return  # the engine is not ready yet, or the app is closing (a late debounce timer)
+        self.preview = self.session.preview(prompt.text, counter)
+        self._show_preview()
+
+    def _show_preview(self) -> None:
+        preview = self.preview
+        if preview is None:
+            return
+        panel = self.query_one(LatencyPanel)
+        self.query_one(ChatLog).mark_dropped(set(preview.dropped_indices))
+        actual = self.last_record.prompt_tokens_usage if self.last_record else None
+        panel.show_prompt(
+            preview.tokens_after,
+            preview.exact,
+            actual=actual,
+            dropped_messages=len(preview.dropped_indices),
+            dropped_tokens=preview.dropped_tokens,
+            trimming=preview.trimming,
+        )
+        panel.show_budget(
+            BudgetFigures(
+                tokens_before=preview.tokens_before,
+                tokens_after=preview.tokens_after,
+                budget=preview.budget,
+                reserve=self.config.reserve_for_output,
+                exact=preview.exact,
+                trimming=preview.trimming,
+            )
+        )
+
+    def prepare_turn(self) -> None:
+        """After the frame in hand: the next Enter's blocks, mounted hidden while idle."""
+        chat = self.query_one_optional(ChatLog)
+        if chat is not None:
+            self.call_after_refresh(chat.prepare_turn)
+
+    # -- conversations -----------------------------------------------------------------------
+
+    async def load_messages(
+        self,
+        messages: list[dict[str, Any]],
+        reply_notes: dict[int, tuple[str, str]] | None = None,
+        chat_id: int | None = None,
+    ) -> bool:
+        """Show this conversation (a saved chat's when `chat_id` is given: what is sent next
+        is added to it); False if another was loaded before it was on screen."""
+        self.session.start_over(messages)
+        self.session.chat_id = chat_id
+        conversation = self.session.conversation
+        await self.query_one(ChatLog).show_messages(self.session.messages, reply_notes)
+        if self.session.conversation != conversation:
+            return False
+        self.update_preview()
+        self.prepare_turn()
+        return True
+
+    async def open_chat(self, chat_id: int | None) -> None:
+        """Show a saved chat, to carry on in it (None: nothing chosen)."""
+        if chat_id is None or chat_id == self.session.chat_id:
+            return
+        saved = self.history.chat(chat_id)
+        if saved is None:
+            return
+        self.turn.cancel()  # its record is filed under the chat it was sent from
+        # Each reply shows its model and figures again, as it did when it arrived.
+        notes = {
+            index: (record.model, reply_status(record))
+            for index, record in saved.reply_records().items()
+        }
+        if not await self.load_messages(saved.messages, reply_notes=notes, chat_id=chat_id):
+            return
+        self.last_record = saved.records[-1] if saved.records else None
+        panel = self.query_one(LatencyPanel)
+        panel.clear_history()
+        for record in saved.records[-HISTORY_LENGTH:]:
+            sample = TtftSample.of(record)
+            if sample is not None:
+                panel.add_sample(sample)
+        self._refresh_panel()
+
+    # -- actions -----------------------------------------------------------------------------
+
+    def action_send(self) -> None:
+        self.query_one(PromptInput).action_submit()
+
+    def action_cancel(self) -> None:
+        self.turn.cancel()
+
+    def action_retry(self) -> None:
+        self.turn.retry()
+
+    def action_toggle_trimming(self) -> None:
+        self.session.trim_enabled = not self.session.trim_enabled
+        self._show_switches()
+        self.update_preview()
+        state = "on" if self.session.trim_enabled else "off"
+        self.notify(f"trimming {state} for the next request", timeout=2)
+
+    def action_toggle_streaming(self) -> None:
+        self.session.streaming = not self.session.streaming
+        self._show_switches()
+        state = "on" if self.session.streaming else "off"
+        self.notify(f"streaming {state} for the next request", timeout=2)
+
+    def action_budget(self, steps: int) -> None:
+        self.session.change_budget(steps)
+        self._show_switches()
+        self.update_preview()
+
+    async def action_new_chat(self) -> None:
+        self.turn.cancel()
+        system = self.session.system_prompt
+        self.last_record = None
+        if not await self.load_messages([{"role": "system", "content": system}] if system else []):
+            return  # another chat was opened meanwhile: the panel is its
+        self.query_one(LatencyPanel).clear_history()
+        self._refresh_panel()
+
+    def action_open_chat(self) -> None:
+        from tui.app.screens.chat_picker import ChatPicker
+
+        chats = self.history.chats()
+        if chats is None:
+            return
+        if not chats:
+            self.notify("no saved chats yet: a chat is saved when its first message is sent")
+            return
+        self.app.push_screen(ChatPicker(chats, self.session.chat_id), self.open_chat)
+
+    async def action_load_sample(self) -> None:
+        if self.busy:
+            return
+        from tui.sample_conversation import bloated_sample
+
+        await self.load_messages(bloated_sample())
+        self.notify(
+            "bloated sample loaded: enter sends it; ctrl+t toggles trimming, f5 sends it again"
+        )
+
+    def action_switch_model(self) -> None:
+        from tui.app.screens.model_picker import ModelPicker
+
+        self.app.push_screen(ModelPicker(self.engine.models, self.session.model), self._set_model)
+
+    def _set_model(self, model: str | None) -> None:
+        if not model or model == self.session.model:
+            return
+        self.session.model = model
+        if self.remember:
+            self.preferences.last_model = model
+            self.preferences.save()
+        self.app.sub_title = self.endpoint_label()
+        self._show_endpoint()
+        self._load_counter(model)
+        self.notify(f"model: {model}", timeout=2)
+
+    @work(thread=True, exclusive=True, group="counter")
+    def _load_counter(self, model: str) -> None:
+        """Another model may use another vocabulary (~0.3 s to load): off the UI thread."""
+        from tui.engine.tokens import get_counter
+
+        counter = get_counter(model).load()
+        self.app.call_from_thread(self._use_counter, model, counter)
+
+    def _use_counter(self, model: str, counter: TokenCounter) -> None:
+        if model == self.session.model:
+            self.engine.counter = counter
+            self.update_preview()
+
+    def action_copy_reply(self) -> None:
+        reply = self._last_reply_text()
+        if reply is None:
+            self.notify("no reply to copy yet", severity="warning")
+            return
+        self.app.copy_to_clipboard(reply)
+        self.notify(f"copied the last reply ({len(reply):,} characters)", timeout=2)
+
+    def action_copy_code(self) -> None:
+        from tui.app.code_blocks import last_code_block
+
+        reply = self._last_reply_text()
+        code = last_code_block(reply) if reply else None
+        if code is None:
+            self.notify("the last reply has no code block", severity="warning")
+            return
+        self.app.copy_to_clipboard(code)
+        self.notify(f"copied the last code block ({len(code.splitlines())} lines)", timeout=2)
+
+    def _last_reply_text(self) -> str | None:
+        for message in reversed(self.session.messages):
+            if message.get("role") == "assistant" and message.get("content"):
+                return str(message["content"])
+        return None
+
+    def action_system_prompt(self) -> None:
+        from tui.app.screens.system_prompt import SystemPromptScreen
+
+        prompt = SystemPromptScreen(self.session.system_prompt or "")
+        self.app.push_screen(prompt, self._set_system)
+
+    def _set_system(self, text: str | None) -> None:
+        if text is None:
+            return
+        self.session.set_system_prompt(text.strip())
+        self.history.past_changed()
+        self.call_later(self._reload_chat)
+
+    async def _reload_chat(self) -> None:
+        await self.query_one(ChatLog).show_messages(self.session.messages)
+        self.update_preview()
+        self.prepare_turn()
+
+    def action_toggle_panel(self) -> None:
+        visible = not self.query_one(LatencyPanel).display
+        self._panel_forced = visible
+        self.query_one(LatencyPanel).display = visible
+        if self.remember:
+            self.preferences.side_panel_collapsed = not visible
+            self.preferences.save()
+
+    def fit_panel(self, width: int) -> None:
+        """The terminal is `width` columns wide now: the panel shows if it fits, unless the
+        user chose."""
+        forced = self._panel_forced
+        panel = self.query_one_optional(LatencyPanel)
+        if panel is not None:
+            panel.display = width >= NARROW_WIDTH if forced is None else forced
+
+    def action_scroll_chat(self, pages: int) -> None:
+        """Page the chat from anywhere (the prompt keeps the focus); paging back down to the
+        end follows the chat again."""
+        chat = self.query_one_optional(ChatLog)
+        if chat is None:
+            return
+        if pages < 0:
+            chat.scroll_page_up(animate=False)
+        else:
+            chat.scroll_page_down(animate=False)
