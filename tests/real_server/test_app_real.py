@@ -36,12 +36,18 @@ async def test_f6_sample_with_tool_calls_streams_a_reply_and_the_panel_shows_its
     endpoint = Endpoint(llama_server.base_url, None)
     app = FirstTokenApp(config, endpoint, remember=False)
     async with app.run_test(size=(130, 40)) as pilot:
-        await _wait_for(pilot, lambda: app.engine.connected and app.chat_screen.preview is not None, "warm-up")
+        await _wait_for(
+            pilot, lambda: app.engine.connected and app.chat_screen.preview is not None, "warm-up"
+        )
         await pilot.press("f6")
         await _wait_for(pilot, lambda: len(app.session.messages) > 10, "the sample")
         sample = list(app.session.messages)
         await pilot.press("enter")  # an empty prompt sends the conversation as it stands
-        await _wait_for(pilot, lambda: app.chat_screen.last_record is not None and not app.chat_screen.busy, "the reply")
+        await _wait_for(
+            pilot,
+            lambda: app.chat_screen.last_record is not None and not app.chat_screen.busy,
+            "the reply",
+        )
 
         record = app.chat_screen.last_record
         assert record is not None
