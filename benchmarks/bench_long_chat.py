@@ -6,7 +6,7 @@ Run: python benchmarks/bench_long_chat.py [--turns 0,50,200] [--runs 3]
 Every streamed write needs a layout pass, and a layout pass arranges every block laid out in
 the chat, so the reply's cost grows with the chat unless the chat lays out only its latest
 blocks (ChatLog.VISIBLE_MESSAGES). Prints, per chat length, the UI thread's CPU seconds for the
-reply with that limit and with it lifted (every message laid out, as before), the median of
+reply with that limit and with it lifted (every message laid out), the median of
 --runs, and their ratio. Each past reply is the demo's 150-token Markdown (a heading, a list,
 a code block, CJK), so each message is a dozen or so widgets.
 """

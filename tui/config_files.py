@@ -259,7 +259,7 @@ class _Reader:
             # "${FIRSTTOKEN_API_KEY}" with the variable unset: no key, which is not an error.
             return
         if key.secret and checked is not None and "${" not in str(raw) and checked.isascii():
-            # (A non-ASCII "key" is the article's placeholder, warned about on its own.)
+            # (A non-ASCII "key" is a placeholder such as "sk-你的…", warned about on its own.)
             self.warn_if_readable_by_others()
         self.settings.append(Setting(key.field, checked, self.origin(key.path), key.into))
 

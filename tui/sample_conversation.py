@@ -3,8 +3,8 @@
 It has the shape that makes real agent prompts large: a long system prompt with tool
 descriptions, ten rounds of long engineering history, tool calls with verbose results and a
 short final question. About 8,500 prompt tokens, so the default 6,000-token budget has to trim
-it (the article's 8,200 -> 5,800 case). The text is built from templates, not stored, and is
-identical on every call.
+it (the 8,200 -> 5,800 case of README's Origins). The text is built from templates, not
+stored, and is identical on every call.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 `python -m benchmarks.render.bare_app --base-url URL [--interval S]`: a Markdown reply in an
 anchored VerticalScroll, an Input and a Footer, nothing else (no side panel, no store, no
 token counting). The SSE stream is read by urllib on a thread and handed to the UI loop one
-token at a time. With --interval 0 every token is one `MarkdownStream.write()` (what
-DESIGN.md measured, and oterm's pattern); with --interval S tokens are coalesced into one
+token at a time. With --interval 0 every token is one `MarkdownStream.write()` (oterm's
+pattern); with --interval S tokens are coalesced into one
 `Markdown.append()` at most every S seconds (firsttoken's idea, without firsttoken). With
 --plain the reply is plain text in one `Static`, coalesced the same way: no Markdown at all,
 the least a Textual app can do to show a stream.

@@ -1,4 +1,5 @@
-"""The Markdown table of issue 4, one column per app, from the summarized runs."""
+"""The Markdown table of benchmarks/render/README.md, one column per app, from the summarized
+runs."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ TARGETS = {
     "bytes_short": "≤ 25 KB",
     "final_long": "≤ 100 ms, following to the end",
     "cpu_long": "≤ 3 s",
-    "final_fast": "≤ 100 ms (issue 3)",
+    "final_fast": "≤ 100 ms",
     "cpu_fast": "reported beside a bare MarkdownStream app",
 }
 

@@ -1,4 +1,4 @@
-"""Reproduce issue 4's table: every app, both scenarios, medians, one command.
+"""Reproduce benchmarks/render/README.md's table: every app, both scenarios, medians, one command.
 
     python -m benchmarks.render.run_all [--short-runs 5] [--long-runs 2]
         [--apps firsttoken,oterm,elia,textual-coalesced,textual-bare,textual-plain]

@@ -108,7 +108,7 @@ def test_presets_match_the_measurements() -> None:
     assert set(PRESETS) == {"cpu-small", "seed-qwen7b", "h100-70b", "instant"}
     cpu = PRESETS["cpu-small"]
     assert (cpu.prefill_ms_per_token, cpu.decode_tokens_per_s) == (1.2, 60)
-    # The article: 8,200 prompt tokens -> about 3.5 s; 5,800 -> about 2.4 s.
+    # The 7B deployment in README's Origins: 8,200 prompt tokens -> about 3.5 s; 5,800 -> 2.4 s.
     qwen = PRESETS["seed-qwen7b"]
     assert qwen.ttft_ms(8200) == pytest.approx(3500, rel=0.02)
     assert qwen.ttft_ms(5800) == pytest.approx(2400, rel=0.04)

@@ -180,7 +180,7 @@ async def test_warm_up_requests_are_sent_first_and_discarded() -> None:
 
 
 def test_the_fit_reports_r2_and_prefill_speed_and_warns_when_not_linear() -> None:
-    # llama.cpp on this machine: faster than linear growth at long prompts.
+    # llama.cpp on a 2-core machine: faster than linear growth at long prompts.
     curved = fit_line([(988.0, 1110.0), (3950.0, 4880.0), (7094.0, 9690.0)])
     assert curved is not None and curved.r2 > 0.99  # R² alone would not catch it
     warning = fit_warning(curved)

@@ -68,7 +68,7 @@ async def test_streaming_events_in_order_and_record_filled(instant) -> None:
     assert record.error_kind is None and record.retries == 0
 
 
-async def test_request_body_as_the_article_sends_it(instant) -> None:
+async def test_request_body_carries_stream_usage_temperature_and_max_tokens(instant) -> None:
     await collect(make_client(instant.base_url), make_request(temperature=0.3, max_tokens=33))
     entry = _server_entry(instant)
     assert entry["stream"] is True and entry["include_usage"] is True

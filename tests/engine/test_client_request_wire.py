@@ -1,7 +1,7 @@
 """What the client puts on the wire, as a scripted server on loopback receives it: the request
 line with the base URL's own query kept after the path, the headers (Accept for a stream or a
 body, identity encoding, the key as Bearer or in a header of the provider's choosing, extra
-headers), and the body as the article sends it."""
+headers), and the body's fields."""
 
 from __future__ import annotations
 

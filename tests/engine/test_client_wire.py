@@ -34,7 +34,7 @@ async def test_a_complete_stream_reports_usage_and_finish() -> None:
 
 
 async def test_done_without_a_finish_reason_is_complete() -> None:
-    # DESIGN: ended_early is a stream that ends without a finish reason AND without [DONE].
+    # ended_early is a stream that ends without a finish reason AND without [DONE].
     async with Canned([ROLE, *tokens("a", "b"), DONE]) as server:
         _, finished = await collect(make_client(server.base_url), make_request())
     assert finished.record.status is RequestStatus.OK

@@ -77,10 +77,10 @@ def test_one_verdict_the_target_is_the_ok_warn_boundary() -> None:
     thresholds = Thresholds(warn_ms=1200.0, error_ms=2500.0)
     short = thresholds.for_target(500.0)
     assert short.level(500.0) is TtftLevel.OK  # met
-    assert short.level(800.0) is TtftLevel.WARN  # missed, though under the old 1,200 ms
+    assert short.level(800.0) is TtftLevel.WARN  # missed, though under warn_ms
     assert short.level(2500.0) is TtftLevel.ERROR
     long = thresholds.for_target(2000.0)
-    assert long.level(1500.0) is TtftLevel.OK  # met, though over the old 1,200 ms
+    assert long.level(1500.0) is TtftLevel.OK  # met, though over warn_ms
     assert long.level(2010.0) is TtftLevel.WARN  # missed
     slow = thresholds.for_target(4000.0)  # a target beyond the error threshold moves it
     assert slow.level(3000.0) is TtftLevel.OK and slow.level(4001.0) is TtftLevel.ERROR

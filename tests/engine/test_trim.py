@@ -287,7 +287,7 @@ def test_recent_fills_newest_first_and_stops_at_the_first_miss() -> None:
     messages.insert(18, big)  # 18 is big; 19..21 history; 22 latest user
     budget = base_cost(messages, [0, 22, 19, 20, 21]) + 50
     result = trim(messages, budget, TrimPolicy(strategy="recent"), COUNTER)
-    # 18 does not fit; older small ones would, but the article's loop stops there.
+    # 18 does not fit; older small ones would, but "recent" stops there.
     assert list(result.kept_indices) == [0, 19, 20, 21, 22]
     assert set(dropped_reasons(result).values()) == {trim_module.REASON_RECENT}
 

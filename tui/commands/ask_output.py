@@ -113,7 +113,7 @@ def summary_line(record: RequestRecord, *, color: bool) -> str:
 def json_payload(
     record: RequestRecord, reply: str, chat_id: int | None = None, reasoning: str | None = None
 ) -> dict[str, Any]:
-    """The --json contract for scripts (documented in the README; keys are only added)."""
+    """The --json contract for scripts (docs/headless.md#ask; keys are only added)."""
     error = None
     if record.status is RequestStatus.ERROR or record.error_kind:
         error = {"kind": record.error_kind, "message": record.error_message}

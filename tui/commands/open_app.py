@@ -77,8 +77,8 @@ def run(args: argparse.Namespace, config: Config) -> int:
 
     # No garbage collection during start-up: importing Textual and building the first screen
     # allocate hundreds of thousands of objects that all survive, and the collector would scan
-    # them ~80 times (measured: 33 ms before the first frame, one full collection of 18 ms).
-    # The app re-enables it after its warm-up, right after collecting and freezing once.
+    # them again and again before the first frame. The app freezes the start-up heap and
+    # re-enables the collector once its warm-ups are done (tui/app/start_up.py).
     gc.disable()
     from tui.app.app import FirstTokenApp
 

@@ -1,6 +1,6 @@
 """The demo endpoint's fault injection: which failure a /fault/<spec>/v1 path asks for.
 
-A spec is one of FAULT_SPECS (the README's "The demo endpoint" lists them). Status faults
+A spec is one of FAULT_SPECS (docs/demo.md#faults lists them). Status faults
 answer with OpenAI's error shapes; `xN` status faults count requests per spec, so a client's
 retries can be tested. `stall-<ms>` and `pause-<ms>[x<n>]` hold the reply back mid-stream and
 then finish it; `buffered` holds a stream's whole body until its last token is due, as a

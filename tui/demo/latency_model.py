@@ -4,8 +4,8 @@ TTFT = network round trip + queue + prompt tokens x prefill time per token (+ se
 then tokens are decoded at a fixed rate. With `prefix_cache`, the server charges prefill only
 for the prompt beyond what the previous request shared with it (as llama.cpp reuses its slot's
 cached prefix). `server` names the real server whose dialect the endpoint speaks (dialects.py).
-The presets are grounded in measurements (see DESIGN.md, "Facts measured here"); every number
-the demo endpoint produces is simulated.
+The presets are grounded in measurements (docs/demo.md#latency-presets); every number the
+demo endpoint produces is simulated.
 """
 
 from __future__ import annotations
@@ -57,16 +57,15 @@ class LatencyModel:
 
 
 PRESETS: dict[str, LatencyModel] = {
-    # Gemma 3 270M (Q4) under llama.cpp's server on 2 CPU cores, measured here: ~1.2 ms per
-    # prompt token up to 2k tokens (217 ms at 213 tokens, 2.4 s at 2k), 50-80 output tok/s.
-    # Loopback, so the round trip is ~1 ms. The server reuses the previous request's prompt
-    # prefix: an identical repeat reached its first token in 20-50 ms instead of seconds.
+    # Gemma 3 270M (Q4) under llama.cpp's server on 2 CPU cores: ~1.2 ms per prompt token up
+    # to 2k tokens, 50-80 output tok/s, over loopback (a ~1 ms round trip). The server reuses
+    # the previous request's prompt prefix, so an identical repeat is answered almost at once.
     "cpu-small": LatencyModel(
         "cpu-small", 1.0, 0.0, 1.2, 60.0, prefix_cache=True, server="llamacpp"
     ),
-    # The article's 7B deployment: 8,200 prompt tokens -> 3.5 s TTFT and 5,800 -> 2.4 s, i.e.
-    # ~0.42 ms per token plus ~30 ms of network; ~25 tok/s decode. Such GPU deployments are
-    # usually vLLM, so is this one's dialect (as is h100-70b's).
+    # The 7B deployment of the article firsttoken grew from (README, Origins): 8,200 prompt
+    # tokens -> 3.5 s TTFT and 5,800 -> 2.4 s, i.e. ~0.42 ms per token plus ~30 ms of network;
+    # ~25 tok/s decode. Such GPU deployments are usually vLLM, so is this one's dialect.
     "seed-qwen7b": LatencyModel("seed-qwen7b", 30.0, 0.0, 0.42, 25.0, server="vllm"),
     # A 70B model on two H100s (published): TTFT 48 ms at 500 prompt tokens, 407 ms at 5,000:
     # slope 0.08 ms per token, intercept ~8 ms; 53 tok/s decode.

@@ -1,8 +1,8 @@
 """A server's prompt-prefix reuse, simulated: what the previous request left in the cache.
 
-Measured here (DESIGN.md): llama.cpp's server keeps the previous prompt in its slot, so an
-identical repeat reaches its first token in 20-50 ms instead of seconds, and a conversation
-that only appends messages pays prefill for the new ones. A dialect with a chat template
+llama.cpp's server keeps the previous prompt in its slot, so an identical repeat reaches its
+first token almost at once instead of after seconds of prefill, and a conversation that only
+appends messages pays prefill for the new ones. A dialect with a chat template
 compares tokens, as llama.cpp (one token at a time) and vLLM (16-token blocks) do, and always
 computes the prompt's last token again (the logits of the first reply token need it); the
 OpenAI dialect compares whole leading messages.

@@ -6,7 +6,7 @@ silent retries. Retries happen here, visibly (Retrying events), and count in TTF
 one resend with an adjusted body when a model refuses a parameter (dialects.py). Each attempt
 runs in client_attempt.py, which reads the body as plain dicts; what the chunks add up to (the
 reply, its events, the record's figures, phases and status) is put together by
-reply_assembly.py. Timing follows DESIGN.md exactly:
+reply_assembly.py. Timing follows docs/metrics.md#definitions exactly:
 
 - request start: `perf_counter()` just before the request is handed to the HTTP client (first
   attempt), after every client-side preparation: the body built and serialised, the client's
@@ -89,7 +89,7 @@ class ChatRequest:
     trim_budget: int | None = None
 
     def body(self) -> dict[str, Any]:
-        """The request body as the article sends it."""
+        """The request body: model, messages, stream, temperature and max_tokens."""
         body: dict[str, Any] = {
             "model": self.model,
             "messages": wire_messages(self.messages),

@@ -8,10 +8,10 @@ can end it at any moment with `Task.cancel()` (a deadline, a stall, the user's c
 firsttoken's HTTP client (tui/engine/http/) sends the request, stamping each phase of it into
 `stamps`, and returns at the response head; a 3xx/4xx/5xx answer becomes a StatusError with its
 body's text. The body is read straight off the connection (client_body.py) and each SSE event
-becomes a plain dict with one `json.loads`: a pydantic chunk object per event cost 0.59 s of CPU
-on a 4,000-chunk reply (`json.loads` of the same events: 0.02 s). Reading the events ourselves
-also shows `data: [DONE]`, so an early end can be told from a complete one (DESIGN: no finish
-reason AND no [DONE]).
+becomes a plain dict with one `json.loads`, since building an object per chunk is most of a
+long reply's client CPU (docs/performance.md#the-send-path). Reading the events ourselves also
+shows `data: [DONE]`, so an early end (no finish reason and no [DONE]) can be told from a
+complete one.
 
 A single lazy timer keeps the per-chunk cost at one float store: the chunk deadline moves with
 every token, and the timer only re-arms itself when it fires early.
@@ -69,7 +69,8 @@ def first_choice(chunk: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def has_token(chunk: dict[str, Any]) -> bool:
-    """Whether a streamed chunk carries content, reasoning or a tool-call delta (DESIGN: TTFT)."""
+    """Whether a streamed chunk carries content, reasoning or a tool-call delta: it counts for
+    TTFT (docs/metrics.md#definitions)."""
     choice = first_choice(chunk)
     delta = choice.get("delta") if choice is not None else None
     if not isinstance(delta, dict):

@@ -3,7 +3,7 @@
 The connection's receive callback (http/connection.py) hands each packet to the body's decoders
 (framing, then content coding) and from them to the SSE splitter here, without a task switch, so
 the arrival stamp is also the earliest possible. The client's CPU for a 4,000-token reply at 500
-tokens/s: see the README's benchmark table (`benchmarks/bench_client_parse.py --rate 500`).
+tokens/s: docs/performance.md#figures (`benchmarks/bench_client_parse.py --rate 500`).
 
 A body that breaks the chunked coding (as h11 would refuse it) or an event-stream limit raises
 BrokenBody, which says how, after the events that came before the break.

@@ -1,7 +1,7 @@
 """Server-sent events split from the response bytes as they arrive: only what a chat stream needs.
 
-The SDK decodes every event into a `ServerSentEvent` and then a pydantic `ChatCompletionChunk`
-(~150 us of CPU per chunk, measured); here an event is just the bytes of its data, which
+The SDK decodes every event into a `ServerSentEvent` and then a pydantic `ChatCompletionChunk`,
+a cost paid per token; here an event is just the bytes of its data, which
 `json.loads` takes as they are. The rules are the HTML standard's event-stream interpretation,
 as far as the data goes: lines end in LF, CRLF or CR (a CR ends its line at once; an LF right
 after it, even in the next read, is skipped), a leading byte order mark is dropped, a blank line

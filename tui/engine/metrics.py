@@ -1,6 +1,6 @@
 """Latency records, TTFT levels, request classes and percentiles.
 
-Definitions follow ../DESIGN.md (and the README): TTFT counts only chunks that carry content,
+Definitions follow docs/metrics.md#definitions: TTFT counts only chunks that carry content,
 reasoning or a tool-call delta; TPOT is (total - TTFT) / (output_tokens - 1), as vLLM and
 OpenTelemetry define it. All durations here are milliseconds unless a name says otherwise.
 """

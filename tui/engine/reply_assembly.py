@@ -4,8 +4,9 @@ The client (client.py) runs the request: attempts, retries, backoff, cancel and 
 the chunks of the attempt that answered add up to lives here: the reply text, the receipt time
 of each token, the finish reason and usage, the output-token count, and at the end the record's
 figures and its status (ok, stalled, ended early, cancelled or error) with its one-line error.
-Timing follows DESIGN.md: TTFB at the first SSE event of any kind, TTFT at the first chunk that
-carries content, reasoning or a tool-call delta, total at the last such chunk.
+Timing follows docs/metrics.md#definitions: TTFB at the first SSE event of any kind, TTFT at
+the first chunk that carries content, reasoning or a tool-call delta, total at the last such
+chunk.
 """
 
 from __future__ import annotations
@@ -293,7 +294,7 @@ def finish_record(
         record.status = RequestStatus.ERROR
         classified = failure
     elif request.stream and reply.finish_reason is None and not reply.done:
-        # DESIGN: a stream that ends without a finish reason or [DONE] did not complete.
+        # A stream that ends without a finish reason or [DONE] did not complete.
         record.status = RequestStatus.ENDED_EARLY
         if reply.broken_by is not None:
             classified = scrub(client_errors.broken_body_error(reply.broken_by))

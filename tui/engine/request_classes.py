@@ -5,7 +5,7 @@ limit alone would put "What is the capital of France?" with the long generations
 *long generation* when any of these holds, and *short Q&A* otherwise:
 
 1. an output length was asked for this request (`ask --max-tokens N`, the values `check` sends):
-   the class is the one that length falls in, as before;
+   the class is the one that length falls in;
 2. the latest user message asks to write something: it starts with write, generate, draft,
    compose, create, produce, rewrite or implement (after "please", "can you" or "could you");
 3. it asks for a length: "N words" or "N tokens" with N ≥ 300, "N paragraphs" or "N pages"

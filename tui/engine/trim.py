@@ -27,7 +27,7 @@ Strategies:
   oldest middle history first, then the head, then the tail. A unit that does not fit is
   skipped and smaller ones after it may still fit. A category missing from priority_order
   keeps nothing beyond protected messages.
-- "recent": the article's behaviour: after the protected units, walk back from the newest
+- "recent": the common simple trimmer: after the protected units, walk back from the newest
   message and stop at the first unit that does not fit.
 - "none": keep everything; `over_budget` tells whether that exceeds the budget.
 """
@@ -187,7 +187,7 @@ def _fill_recent(units: _Units, fate: list[str | None], room: int) -> None:
             room -= cost[u]
             fate[u] = None
         else:
-            full = True  # the article breaks at the first message that does not fit
+            full = True  # "recent" stops at the first message that does not fit
             fate[u] = REASON_RECENT
 
 

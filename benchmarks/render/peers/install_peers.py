@@ -1,8 +1,8 @@
 """Install the peer apps (oterm, elia) from PyPI, each into its own virtual environment.
 
 Run: python -m benchmarks.render.peers.install_peers [--apps oterm,elia]
-The venvs live in benchmarks/render/peers/.venvs/<app>/ (gitignored); pinned versions are the
-ones issue 4's table was measured with, so the comparison stays reproducible.
+The venvs live in benchmarks/render/peers/.venvs/<app>/ (gitignored); versions are pinned to
+the ones in benchmarks/render/README.md's table, so the comparison stays reproducible.
 """
 
 from __future__ import annotations
