@@ -80,7 +80,9 @@ def test_llamacpp_summary_splits_ttft_and_shows_the_cache(capsys) -> None:
 
 def test_reasoning_goes_to_stderr_dims_on_a_terminal_and_is_kept(capsys) -> None:
     with demo("instant", decode_tokens_per_s=400.0) as s:
-        config = _config(s.base_url, model=THINKING_MODEL)
+        # The server holds the reply 300 ms after its sixth token (mid-thinking), so the answer
+        # comes after the thinking however the client's reads happen to be scheduled.
+        config = _config(fault_url(s, "pause-300x1"), model=THINKING_MODEL)
         code, out, err = _run(capsys, _args("think 8 tokens, reply 5 tokens"), config)
         assert code == 0 and out.strip()
         thinking, summary = err.strip().splitlines()
