@@ -209,7 +209,7 @@ class ReplyTurn:
         except Exception as error:  # the engine promises Finished; never let the app die
             if runner.state.finished is not None:  # the request ended; showing it failed
                 finished = runner.state.finished
-                self.save_reply(runner, finished.record, finished.text)
+                self.save_reply(runner, finished.record, finished.text, finished.reasoning)
             view.remove()
             chat.add_error("unexpected", f"{type(error).__name__}: {error}")
             self.runner = None
@@ -222,7 +222,7 @@ class ReplyTurn:
             # Another conversation is on screen now (or the app is closing): nothing left to
             # show, but the record and what arrived still belong to the chat the request was
             # sent from. (The old view may not be unmounted yet: it cannot tell.)
-            self.save_reply(runner, finished.record, finished.text)
+            self.save_reply(runner, finished.record, finished.text, finished.reasoning)
             return
         await self._finished(runner, view, finished)
 
@@ -241,8 +241,10 @@ class ReplyTurn:
         text = finished.text
         status = record.status
         if text:
-            view.message_index = self.session.add_assistant(text)
-            view.set_status(reply_status(record))
+            status_line = reply_status(record)
+            note = (record.model, status_line)
+            view.message_index = self.session.add_assistant(text, finished.reasoning, note)
+            view.set_status(status_line)
             if status != RequestStatus.OK:
                 view.add_class(f"-{status.value}")
         elif status == RequestStatus.CANCELLED:
@@ -260,16 +262,18 @@ class ReplyTurn:
         sample = TtftSample.of(record)
         if sample is not None:
             panel.add_sample(sample)
-        self.save_reply(runner, record, text)
+        self.save_reply(runner, record, text, finished.reasoning)
         screen.update_preview()
         # The reply's last words are on screen already: the next turn's blocks are mounted
         # now, so the record's layout places them too (one layout and frame fewer a reply).
         chat.prepare_turn()
 
-    def save_reply(self, runner: RequestRunner, record: RequestRecord, text: str) -> None:
+    def save_reply(
+        self, runner: RequestRunner, record: RequestRecord, text: str, reasoning: str = ""
+    ) -> None:
         if not runner.saved:  # once: a closing app may get here twice
             runner.saved = True
-            self.history.reply_done(runner.chat_id, record, text)
+            self.history.reply_done(runner.chat_id, record, text, reasoning)
 
     async def stop(self) -> None:
         """The app is closing: a reply under way is cancelled, and its record and partial
@@ -278,7 +282,7 @@ class ReplyTurn:
         if runner is not None and not runner.saved:
             finished = await runner.stop(timeout_s=1.0)
             if finished is not None:
-                self.save_reply(runner, finished.record, finished.text)
+                self.save_reply(runner, finished.record, finished.text, finished.reasoning)
 
     # -- the panel's live figures ------------------------------------------------------------
 

@@ -238,7 +238,7 @@ class ChatScreen(RenderScreen):
     ) -> bool:
         """Show this conversation (a saved chat's when `chat_id` is given: what is sent next
         is added to it); False if another was loaded before it was on screen."""
-        self.session.start_over(messages)
+        self.session.start_over(messages, reply_notes)
         self.session.chat_id = chat_id
         conversation = self.session.conversation
         await self.query_one(ChatLog).show_messages(self.session.messages, reply_notes)
@@ -303,12 +303,13 @@ class ChatScreen(RenderScreen):
 
     async def action_new_chat(self) -> None:
         self.turn.cancel()
-        system = self.session.system_prompt
+        kept, notice = self.session.new_chat_start(self.engine.counter)
         self.last_record = None
-        if not await self.load_messages([{"role": "system", "content": system}] if system else []):
+        if not await self.load_messages(kept):
             return  # another chat was opened meanwhile: the panel is its
         self.query_one(LatencyPanel).clear_history()
         self._refresh_panel()
+        self.notify(notice, timeout=4)
 
     def action_open_chat(self) -> None:
         from tui.app.screens.chat_picker import ChatPicker
@@ -400,7 +401,8 @@ class ChatScreen(RenderScreen):
         self.call_later(self._reload_chat)
 
     async def _reload_chat(self) -> None:
-        await self.query_one(ChatLog).show_messages(self.session.messages)
+        # The replies keep their model and figures (the session's notes).
+        await self.query_one(ChatLog).show_messages(self.session.messages, self.session.reply_notes)
         self.update_preview()
         self.prepare_turn()
 
