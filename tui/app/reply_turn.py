@@ -22,6 +22,7 @@ from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.latency_panel import LatencyPanel
 from tui.app.widgets.message_view import AssistantMessage
 from tui.app.widgets.prompt_input import PromptInput
+from tui.app.widgets.reasoning_block import ReasoningFeed
 from tui.app.widgets.reply_writer import ReplyWriter
 from tui.app.widgets.ttft_history import TtftSample, format_ms
 from tui.engine.metrics import RequestRecord, RequestStatus
@@ -197,6 +198,8 @@ class ReplyTurn:
         mounted = chat.show_reply(view)
         view.set_status("waiting for the first token…", live=True)
         self._view = view
+        thinking = ReasoningFeed(runner.state, view.reasoning_block)
+        thinking.start(view.set_interval)
         # The panel's waiting figures follow Enter's frame instead of joining it: that frame
         # is held for the first words (EnterFrameHold), and the panel's rows were a third
         # of its rendering. The panel is a frame later; the first words are sooner.
@@ -218,6 +221,8 @@ class ReplyTurn:
             prompt.set_blinking(blink)
             self._view = None
             self._release_enter_hold()
+            final = runner.state.finished
+            thinking.finish(final.reasoning if final is not None else None)
         if runner.conversation != self.session.conversation or not view.is_attached:
             # Another conversation is on screen now (or the app is closing): nothing left to
             # show, but the record and what arrived still belong to the chat the request was
@@ -323,6 +328,7 @@ class ReplyTurn:
         if view is not None and state.first_token_at is None and state.retry_reason:
             view.set_status(f"retry {state.retries}: {state.retry_reason}", live=True)
         if view is not None and state.first_token_at is not None:
-            view.set_status(f"streaming… · {state.tokens:,} tok", live=True)
+            doing = "thinking" if state.first_answer_at is None and state.reasoning else "streaming"
+            view.set_status(f"{doing}… · {state.tokens:,} tok", live=True)
         live = live_figures(state, time.perf_counter(), runner.request.stream)
         self.screen.query_one(LatencyPanel).show_live(live)

@@ -362,6 +362,14 @@ class ChatScreen(RenderScreen):
             self.engine.counter = counter
             self.update_preview()
 
+    def action_toggle_reasoning(self) -> None:
+        """Open or close the thinking of the latest reply that has any."""
+        for view in reversed(self.query_one(ChatLog).replies()):
+            if view.reasoning is not None:
+                view.reasoning.toggle()
+                return
+        self.notify("no reply with thinking yet", timeout=2)
+
     def action_copy_reply(self) -> None:
         reply = self._last_reply_text()
         if reply is None:
