@@ -370,6 +370,14 @@ class ChatScreen(RenderScreen):
                 return
         self.notify("no reply with thinking yet", timeout=2)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # The thinking's key is in the footer while the chat has thinking to show (a
+        # reasoning block refreshes the footer when it comes and goes).
+        if action == "toggle_reasoning":
+            chat = self.query_one_optional(ChatLog)
+            return chat is not None and any(v.reasoning is not None for v in chat.replies())
+        return True
+
     def action_copy_reply(self) -> None:
         reply = self._last_reply_text()
         if reply is None:

@@ -12,12 +12,14 @@ poll, never one per token.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from textual import events
-from textual.app import ComposeResult
+from textual.app import ComposeResult, ScreenStackError
 from textual.containers import Vertical
+from textual.dom import NoScreen
 from textual.timer import Timer
 from textual.widgets import Static
 
@@ -80,6 +82,13 @@ class ReasoningBlock(Vertical):
     def compose(self) -> ComposeResult:
         yield self.header
         yield self.body
+
+    def on_mount(self) -> None:
+        self.screen.refresh_bindings()  # the footer shows the thinking's key now
+
+    def on_unmount(self) -> None:
+        with contextlib.suppress(ScreenStackError, NoScreen):
+            self.screen.refresh_bindings()
 
     @property
     def collapsed(self) -> bool:
