@@ -39,6 +39,7 @@ class ChatSession:
     config: Config
     model: str
     messages: list[dict[str, Any]] = field(default_factory=list)
+    model_source: str = "configured"  # where `model` came from (model_choice.py)
     trim_enabled: bool = True
     streaming: bool = True
     budget: int = 0
