@@ -45,6 +45,18 @@ async def test_f9_saves_with_f9_and_shows_the_keys() -> None:
     assert app.result == "Be brief. Use metric units."
 
 
+async def test_f9_typed_right_after_the_text_saves_the_text() -> None:
+    from test_screens import Host
+    from test_typed_ahead import one_terminal_read
+
+    app = Host(SystemPromptScreen(""))
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        one_terminal_read(app, "Be brief.\x1b[20~")  # the text and F9 in one terminal read
+        await wait_for(pilot, lambda: app.results != [], what="the answer")
+    assert app.results == ["Be brief."]
+
+
 async def test_saving_the_system_prompt_keeps_the_replies_model_and_figures(
     demo: DemoThread,
 ) -> None:

@@ -65,8 +65,10 @@ class SystemPromptScreen(ModalOnce[str | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "cancel"),
-        Binding("f9", "save", "save", priority=True),
-        Binding("ctrl+s", "save", "save", show=False, priority=True),
+        # Not priority bindings: those act as the key is read, before the characters typed
+        # ahead of it reach the editor ("be brief" + F9 in one read saved an empty prompt).
+        Binding("f9", "save", "save"),
+        Binding("ctrl+s", "save", "save", show=False),
     ]
 
     def __init__(self, current: str | None = None) -> None:
