@@ -26,12 +26,6 @@ from tui.wiring import Endpoint
 PICKED = "firsttoken-demo-reasoning"
 
 
-@pytest.fixture(autouse=True)
-def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("FIRSTTOKEN_HOME", str(tmp_path / "home"))
-    return tmp_path
-
-
 @pytest.fixture
 def other_demo() -> Iterator[DemoThread]:
     """A second endpoint, on a port of its own (and a preset of its own: its list differs)."""
