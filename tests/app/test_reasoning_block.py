@@ -169,3 +169,28 @@ async def test_the_thinking_reaches_the_screen_inert() -> None:
         assert shown == "a␛]52;c;aGk=␇b␛[2J\nc\\x9bd"
         block.set_text(hostile + "\x1b[31m")
         assert shown_text(block).endswith("␛[31m")
+
+
+@pytest.mark.parametrize(
+    ("model", "shows_thinking"),
+    [
+        ("firsttoken-demo-reasoning-openrouter", True),  # `reasoning` deltas (OpenRouter)
+        ("firsttoken-demo-openai-reasoning", False),  # thinks, never sends it (OpenAI)
+        ("firsttoken-demo", False),  # no thinking at all
+    ],
+)
+async def test_each_dialect_of_thinking(demo: DemoThread, model: str, shows_thinking: bool) -> None:
+    app = make_app(demo.base_url, model=model)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_ready(pilot)
+        record = await send_and_wait(pilot, "why is the sky blue?")
+        assert record.status.value == "ok"
+        block = replies(app)[-1].reasoning
+        if shows_thinking:
+            assert block is not None and block.collapsed
+            assert block.text.startswith("The user sent 1 message")
+            assert app.session.messages[-1]["reasoning_content"] == block.text
+        else:
+            assert block is None
+            assert "reasoning_content" not in app.session.messages[-1]
+        assert app.chat_screen.check_action("toggle_reasoning", ()) is shows_thinking

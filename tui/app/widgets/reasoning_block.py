@@ -147,6 +147,8 @@ class ReasoningFeed:
 
     def poll(self) -> None:
         state = self.state
+        # Read first: once the answer has started, every thought before it is in the list.
+        answered = state.first_answer_at is not None
         parts = state.reasoning
         count = len(parts)  # the network thread only appends: the first `count` are final
         if count > self.shown:
@@ -156,8 +158,8 @@ class ReasoningFeed:
             self.shown_block = block
             block.set_text("".join(parts[:count]))
             self.shown = count
-        if self.shown_block is not None and state.first_answer_at is not None:
-            self.finish()
+        if answered:
+            self.finish()  # the answer started: the thinking is over (or there was none)
 
     def finish(self, full_text: str | None = None) -> None:
         """The answer started, or the reply ended (`full_text`: the whole thought)."""
