@@ -194,3 +194,16 @@ async def test_each_dialect_of_thinking(demo: DemoThread, model: str, shows_thin
             assert block is None
             assert "reasoning_content" not in app.session.messages[-1]
         assert app.chat_screen.check_action("toggle_reasoning", ()) is shows_thinking
+
+
+async def test_a_reply_without_streaming_shows_its_thinking_collapsed(demo: DemoThread) -> None:
+    app = make_app(demo.base_url, model=REASONING)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("f3")  # streaming off: the thinking comes whole, with the answer
+        record = await send_and_wait(pilot, "why is the sky blue?")
+        assert not record.streamed
+        block = block_of(app)
+        assert block.collapsed and block.text.startswith("The user sent 1 message")
+        # Thinking and answer arrived together: no duration to show.
+        assert header(block).startswith("▶ thought · ")

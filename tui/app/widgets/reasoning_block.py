@@ -176,6 +176,7 @@ class ReasoningFeed:
             block.set_text(full_text)
         thought = None
         if state.first_token_at is not None and state.first_answer_at is not None:
-            thought = state.first_answer_at - state.first_token_at
+            # Without streaming both came with the body: how long it thought is not known.
+            thought = (state.first_answer_at - state.first_token_at) or None
         if block.streaming:
             block.done(thought)
