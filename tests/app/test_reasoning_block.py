@@ -207,3 +207,38 @@ async def test_a_reply_without_streaming_shows_its_thinking_collapsed(demo: Demo
         assert block.collapsed and block.text.startswith("The user sent 1 message")
         # Thinking and answer arrived together: no duration to show.
         assert header(block).startswith("▶ thought · ")
+
+
+async def test_the_terminal_matches_a_full_repaint_as_the_thinking_grows_and_folds() -> None:
+    # The reply's block repaints only its new rows as it grows (the render seam): the
+    # thinking growing above the answer, then folding to one line, must leave no stale cell.
+    from textual.widgets import Static
+    from virtual_terminal import VirtualTerminal, settled
+
+    from tui.app.widgets.chat_log import ChatLog
+    from tui.app.widgets.message_view import AssistantMessage
+
+    app = WidgetsInApp(ChatLog(id="chat"))
+    async with app.run_test(size=(60, 18)) as pilot:
+        terminal = VirtualTerminal(app)
+        chat = app.query_one(ChatLog)
+        await chat.mount(Static("an earlier message\n" * 3))
+        reply = AssistantMessage(0, model="demo")
+        await chat.mount(reply)
+        await pilot.pause()
+        block = reply.reasoning_block()
+        assert block is not None
+        thought = ""
+        for n in range(8):
+            thought += f"Thought {n} weighs one more thing before the answer starts. "
+            block.set_text(thought)
+            await wait_for(pilot, lambda: settled(app), what="the thought painted")
+            assert terminal.differences() == [], n
+        await reply.markdown.append("## The answer\n\nIt starts here, below the thinking.")
+        block.done(1.5)
+        await wait_for(pilot, lambda: settled(app), what="the fold painted")
+        assert terminal.differences() == []
+        for _ in range(2):
+            block.toggle()
+            await wait_for(pilot, lambda: settled(app), what="the toggle painted")
+            assert terminal.differences() == []
