@@ -21,10 +21,12 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_preferences_round_trip() -> None:
     assert Preferences.load() == Preferences()
-    Preferences(theme="firsttoken-light", side_panel_collapsed=True, last_model="m1").save()
+    models = {"demo": "m1", "https://api.example.com/v1": "m2"}
+    Preferences(theme="firsttoken-light", side_panel_collapsed=True, models=models).save()
     assert Preferences.default_path().parent == locations.state_dir()
     loaded = Preferences.load()
-    assert loaded == Preferences("firsttoken-light", True, "m1")
+    assert loaded == Preferences("firsttoken-light", True, models)
+    assert loaded.model_for("demo") == "m1" and loaded.model_for("elsewhere") is None
     assert list(locations.state_dir().iterdir()) == [Preferences.default_path()]  # no tmp left
 
 

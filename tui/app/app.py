@@ -20,6 +20,7 @@ from textual.screen import Screen
 from tui.app.chat_history import ChatHistory
 from tui.app.chat_session import ChatSession
 from tui.app.keymap import APP_BINDINGS, HELP_ENTRIES, PALETTE_COMMANDS
+from tui.app.model_choice import starting_model
 from tui.app.render import notices, repaint_everything
 from tui.app.screens.chat_screen import ChatScreen
 from tui.app.start_up import EngineLink, StartUp
@@ -55,10 +56,9 @@ class FirstTokenApp(App[None]):
         self.preferences = Preferences.load() if remember else Preferences()
         self.prompt_history = PromptHistory() if remember else None
         self.session = ChatSession.from_config(config, messages)
-        # The model picked last time, unless the config names one explicitly.
-        remembered = self.preferences.last_model
-        if remembered and config.origin("model") == "default":
-            self.session.model = remembered
+        # The model set, else the one picked last time on this endpoint (model_choice.py).
+        choice = starting_model(config, self.preferences)
+        self.session.model, self.session.model_source = choice.model, choice.source
         self.history = ChatHistory(store, self.session, self._warn)
         self.engine = EngineLink(config, endpoint, open_endpoint)
         self._chat = ChatScreen(

@@ -74,14 +74,19 @@ class ChatHistory:
         except Exception as error:
             self._warn(f"history not saved: {error}")
 
-    def reply_done(self, chat_id: int | None, record: RequestRecord, text: str) -> None:
-        """A request ended: its record, and what arrived as the chat's reply."""
+    def reply_done(
+        self, chat_id: int | None, record: RequestRecord, text: str, reasoning: str = ""
+    ) -> None:
+        """A request ended: its record, and what arrived as the chat's reply (with the
+        model's thinking, when it sent any)."""
+        from tui.engine.reasoning import assistant_message
+
         if self.store is None:
             return
         try:
             if text and chat_id is not None:
-                self.store.add_message(chat_id, {"role": "assistant", "content": text})
-            self.store.save_record(record, text, chat_id=chat_id)
+                self.store.add_message(chat_id, assistant_message(text, reasoning))
+            self.store.save_record(record, text, chat_id=chat_id, reasoning_text=reasoning)
         except Exception as error:
             self._warn(f"history not saved: {error}")
 

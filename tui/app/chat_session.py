@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 BUDGET_STEP = 500
 MIN_BUDGET = 500
 
+ReplyNote = tuple[str, str]  # (model, the record's figures) of a reply
+
 
 @dataclass(frozen=True)
 class TrimPreview:
@@ -37,12 +39,16 @@ class ChatSession:
     config: Config
     model: str
     messages: list[dict[str, Any]] = field(default_factory=list)
+    model_source: str = "configured"  # where `model` came from (model_choice.py)
     trim_enabled: bool = True
     streaming: bool = True
     budget: int = 0
     chat_id: int | None = None  # the Store's chat, created on the first send
     # Counts conversations: a reply still arriving for an earlier one must not join this one.
     conversation: int = 0
+    # What each reply's block shows beside it (model, figures), by message index: the chat
+    # shown again (a new system prompt) keeps them as they were when the reply arrived.
+    reply_notes: dict[int, ReplyNote] = field(default_factory=dict)
 
     @classmethod
     def from_config(
@@ -62,11 +68,29 @@ class ChatSession:
         # With strategy "none" in the config, switching trimming on uses the default strategy.
         return self.config.trim_strategy if self.config.trim_strategy != "none" else "priority"
 
-    def start_over(self, messages: list[dict[str, Any]]) -> None:
+    def start_over(
+        self, messages: list[dict[str, Any]], reply_notes: dict[int, ReplyNote] | None = None
+    ) -> None:
         """Another conversation (a new chat, a loaded or reopened one), not saved yet."""
         self.messages = list(messages)
+        self.reply_notes = dict(reply_notes or {})
         self.chat_id = None
         self.conversation += 1
+
+    def new_chat_start(self, counter: TokenCounter | None) -> tuple[list[dict[str, Any]], str]:
+        """What a new chat starts with, and the line that says so: this chat's system prompt
+        is kept (the user chose it), unless it is the bloated sample's, which belongs to the
+        trimming demo and would make every request of the new chat 1,400 tokens longer."""
+        system = self.system_prompt
+        if not system:
+            return [], "new chat"
+        from tui.sample_conversation import bloated_sample
+
+        if system == bloated_sample()[0].get("content"):
+            return [], "new chat, started clean: the sample's system prompt is not kept"
+        kept = [{"role": "system", "content": system}]
+        size = f" ({counter.count_messages(kept):,} tokens)" if counter is not None else ""
+        return kept, f"new chat: the system prompt is kept{size}; f9 changes or clears it"
 
     def change_budget(self, steps: int) -> None:
         self.budget = max(MIN_BUDGET, self.budget + steps * BUDGET_STEP)
@@ -86,8 +110,13 @@ class ChatSession:
             self.messages[0] = {"role": "system", "content": text}
         elif text:
             self.messages.insert(0, {"role": "system", "content": text})
+            self._shift_notes(+1)
         elif has:
             del self.messages[0]
+            self._shift_notes(-1)
+
+    def _shift_notes(self, by: int) -> None:
+        self.reply_notes = {index + by: note for index, note in self.reply_notes.items()}
 
     # -- trimming ----------------------------------------------------------------------------
 
@@ -137,9 +166,16 @@ class ChatSession:
         self.messages.append({"role": "user", "content": text})
         return len(self.messages) - 1
 
-    def add_assistant(self, text: str) -> int:
-        self.messages.append({"role": "assistant", "content": text})
-        return len(self.messages) - 1
+    def add_assistant(self, text: str, reasoning: str = "", note: ReplyNote | None = None) -> int:
+        """The reply joins the chat, its thinking beside it (shown again with the chat, never
+        sent back: the request builder leaves it out)."""
+        from tui.engine.reasoning import assistant_message
+
+        self.messages.append(assistant_message(text, reasoning))
+        index = len(self.messages) - 1
+        if note is not None:
+            self.reply_notes[index] = note
+        return index
 
     def build_request(self, counter: TokenCounter) -> ChatRequest:
         """The request for the current messages, with this chat's switches, model and budget."""
@@ -171,6 +207,7 @@ class ChatSession:
         """For retry: remove the trailing assistant reply; the last user prompt, if any."""
         if self.messages and self.messages[-1].get("role") == "assistant":
             self.messages.pop()
+            self.reply_notes.pop(len(self.messages), None)
         if self.messages and self.messages[-1].get("role") == "user":
             return str(self.messages[-1].get("content") or "")
         return None

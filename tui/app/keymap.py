@@ -9,6 +9,9 @@ from dataclasses import dataclass
 from textual.binding import Binding
 
 # Keys chosen because terminals deliver them: no ctrl+s (flow control), no ctrl+m/i/h.
+# The thinking's key: not bound by the prompt (TextArea), not by tmux or the terminals' own.
+TOGGLE_REASONING_KEY = "ctrl+f"
+
 # The chat screen's keys (its actions); they act while it is the screen on top.
 CHAT_BINDINGS: tuple[Binding, ...] = (
     Binding("escape", "cancel", "cancel", id="cancel"),
@@ -18,6 +21,7 @@ CHAT_BINDINGS: tuple[Binding, ...] = (
     Binding("ctrl+n", "new_chat", "new", priority=True, id="new_chat"),
     Binding("ctrl+g", "open_chat", "chats", show=False, id="open_chat"),
     Binding("f2", "switch_model", "model", id="switch_model"),
+    Binding(TOGGLE_REASONING_KEY, "toggle_reasoning", "thinking", id="toggle_reasoning"),
     Binding("f6", "load_sample", "sample", priority=True, id="load_sample"),
     Binding("f7", "copy_reply", "copy reply", show=False, priority=True, id="copy_reply"),
     Binding("f8", "copy_code", "copy code", show=False, id="copy_code"),
@@ -44,9 +48,10 @@ HELP_ENTRIES: list[tuple[str, str, str]] = [
     ("pageup / pagedown", "scroll the chat a page (from the prompt too)", "Chat"),
     ("esc", "cancel the reply; what arrived stays, marked cancelled", "Chat"),
     ("f5 / ctrl+r", "retry the last request", "Chat"),
-    ("ctrl+n", "new chat", "Chat"),
+    ("ctrl+n", "new chat (keeps your system prompt, not the sample's)", "Chat"),
     ("ctrl+g", "open a saved chat and carry on where it stopped", "Chat"),
-    ("f9", "set this chat's system prompt", "Chat"),
+    ("f9", "set this chat's system prompt (f9 again saves it, esc cancels)", "Chat"),
+    ("ctrl+f", "show / hide the last reply's thinking (a click on it too)", "Chat"),
     ("f7", "copy the last reply", "Chat"),
     ("f8", "copy the last code block of the last reply", "Chat"),
     ("mouse drag", "select text in replies (ctrl+c copies it)", "Chat"),
@@ -86,6 +91,9 @@ PALETTE_COMMANDS: tuple[PaletteCommand, ...] = (
     PaletteCommand("Switch theme", "pick a theme (f4)", "switch_theme"),
     PaletteCommand(
         "Load bloated sample conversation", "demo trimming in one keystroke (f6)", "load_sample"
+    ),
+    PaletteCommand(
+        "Show or hide thinking", "the last reply's reasoning (ctrl+f)", "toggle_reasoning"
     ),
     PaletteCommand("Copy last reply", "to the clipboard (f7)", "copy_reply"),
     PaletteCommand("Copy last code block", "of the last reply (f8)", "copy_code"),

@@ -1,4 +1,4 @@
-"""Small remembered choices (theme, side panel, last model) and the prompt history.
+"""Small remembered choices (theme, side panel, each endpoint's model) and the prompt history.
 
 Both live in `locations.state_dir()`. They are conveniences, so a missing, unreadable or
 corrupt file means "start fresh", never a crash, and every write replaces the file
@@ -11,7 +11,7 @@ import contextlib
 import json
 import os
 import tempfile
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +39,19 @@ def write_atomically(path: Path, text: str) -> None:
 class Preferences:
     theme: str | None = None
     side_panel_collapsed: bool = False
-    last_model: str | None = None
+    # The model picked with F2, per endpoint (model_choice.endpoint_key): a model belongs to
+    # the endpoint it was picked on. (A file's old global `last_model` is not carried over:
+    # which endpoint it belonged to is not known.)
+    models: dict[str, str] = field(default_factory=dict)
+
+    def model_for(self, endpoint: str) -> str | None:
+        return self.models.get(endpoint)
+
+    def remember_model(self, endpoint: str, model: str) -> None:
+        self.models[endpoint] = model
+
+    def forget_model(self, endpoint: str) -> None:
+        self.models.pop(endpoint, None)
 
     @staticmethod
     def default_path() -> Path:
@@ -58,7 +70,7 @@ class Preferences:
         return cls(
             theme=_optional_str(data.get("theme")),
             side_panel_collapsed=data.get("side_panel_collapsed") is True,
-            last_model=_optional_str(data.get("last_model")),
+            models=_str_map(data.get("models")),
         )
 
     def save(self, path: Path | None = None) -> None:
@@ -70,6 +82,13 @@ class Preferences:
 
 def _optional_str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
+
+
+def _str_map(value: Any) -> dict[str, str]:
+    """The string-to-string entries of `value` (a corrupt entry costs only itself)."""
+    if not isinstance(value, dict):
+        return {}
+    return {k: v for k, v in value.items() if isinstance(k, str) and _optional_str(v)}
 
 
 class PromptHistory:

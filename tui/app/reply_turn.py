@@ -22,6 +22,7 @@ from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.latency_panel import LatencyPanel
 from tui.app.widgets.message_view import AssistantMessage
 from tui.app.widgets.prompt_input import PromptInput
+from tui.app.widgets.reasoning_block import ReasoningFeed
 from tui.app.widgets.reply_writer import ReplyWriter
 from tui.app.widgets.ttft_history import TtftSample, format_ms
 from tui.engine.metrics import RequestRecord, RequestStatus
@@ -197,6 +198,8 @@ class ReplyTurn:
         mounted = chat.show_reply(view)
         view.set_status("waiting for the first token…", live=True)
         self._view = view
+        thinking = ReasoningFeed(runner.state, view.reasoning_block)
+        thinking.start(view.set_interval)
         # The panel's waiting figures follow Enter's frame instead of joining it: that frame
         # is held for the first words (EnterFrameHold), and the panel's rows were a third
         # of its rendering. The panel is a frame later; the first words are sooner.
@@ -209,7 +212,7 @@ class ReplyTurn:
         except Exception as error:  # the engine promises Finished; never let the app die
             if runner.state.finished is not None:  # the request ended; showing it failed
                 finished = runner.state.finished
-                self.save_reply(runner, finished.record, finished.text)
+                self.save_reply(runner, finished.record, finished.text, finished.reasoning)
             view.remove()
             chat.add_error("unexpected", f"{type(error).__name__}: {error}")
             self.runner = None
@@ -218,11 +221,13 @@ class ReplyTurn:
             prompt.set_blinking(blink)
             self._view = None
             self._release_enter_hold()
+            final = runner.state.finished
+            thinking.finish(final.reasoning if final is not None else None)
         if runner.conversation != self.session.conversation or not view.is_attached:
             # Another conversation is on screen now (or the app is closing): nothing left to
             # show, but the record and what arrived still belong to the chat the request was
             # sent from. (The old view may not be unmounted yet: it cannot tell.)
-            self.save_reply(runner, finished.record, finished.text)
+            self.save_reply(runner, finished.record, finished.text, finished.reasoning)
             return
         await self._finished(runner, view, finished)
 
@@ -241,8 +246,10 @@ class ReplyTurn:
         text = finished.text
         status = record.status
         if text:
-            view.message_index = self.session.add_assistant(text)
-            view.set_status(reply_status(record))
+            status_line = reply_status(record)
+            note = (record.model, status_line)
+            view.message_index = self.session.add_assistant(text, finished.reasoning, note)
+            view.set_status(status_line)
             if status != RequestStatus.OK:
                 view.add_class(f"-{status.value}")
         elif status == RequestStatus.CANCELLED:
@@ -260,16 +267,18 @@ class ReplyTurn:
         sample = TtftSample.of(record)
         if sample is not None:
             panel.add_sample(sample)
-        self.save_reply(runner, record, text)
+        self.save_reply(runner, record, text, finished.reasoning)
         screen.update_preview()
         # The reply's last words are on screen already: the next turn's blocks are mounted
         # now, so the record's layout places them too (one layout and frame fewer a reply).
         chat.prepare_turn()
 
-    def save_reply(self, runner: RequestRunner, record: RequestRecord, text: str) -> None:
+    def save_reply(
+        self, runner: RequestRunner, record: RequestRecord, text: str, reasoning: str = ""
+    ) -> None:
         if not runner.saved:  # once: a closing app may get here twice
             runner.saved = True
-            self.history.reply_done(runner.chat_id, record, text)
+            self.history.reply_done(runner.chat_id, record, text, reasoning)
 
     async def stop(self) -> None:
         """The app is closing: a reply under way is cancelled, and its record and partial
@@ -278,7 +287,7 @@ class ReplyTurn:
         if runner is not None and not runner.saved:
             finished = await runner.stop(timeout_s=1.0)
             if finished is not None:
-                self.save_reply(runner, finished.record, finished.text)
+                self.save_reply(runner, finished.record, finished.text, finished.reasoning)
 
     # -- the panel's live figures ------------------------------------------------------------
 
@@ -319,6 +328,7 @@ class ReplyTurn:
         if view is not None and state.first_token_at is None and state.retry_reason:
             view.set_status(f"retry {state.retries}: {state.retry_reason}", live=True)
         if view is not None and state.first_token_at is not None:
-            view.set_status(f"streaming… · {state.tokens:,} tok", live=True)
+            doing = "thinking" if state.first_answer_at is None and state.reasoning else "streaming"
+            view.set_status(f"{doing}… · {state.tokens:,} tok", live=True)
         live = live_figures(state, time.perf_counter(), runner.request.stream)
         self.screen.query_one(LatencyPanel).show_live(live)

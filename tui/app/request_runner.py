@@ -16,12 +16,13 @@ import contextlib
 import threading
 import time
 from collections.abc import Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from tui.engine.events import (
     Delta,
     Finished,
+    FirstAnswerToken,
     FirstByte,
     FirstToken,
     RequestStarted,
@@ -94,6 +95,10 @@ class RunState:
     retry_reason: str | None = None
     usage_prompt_tokens: int | None = None
     finished: Finished | None = None
+    # The thinking's deltas as they came (only appended, on the network side) and the first
+    # answer token after them: the reply's reasoning block reads both (reasoning_block.py).
+    reasoning: list[str] = field(default_factory=list)
+    first_answer_at: float | None = None
 
 
 class RequestRunner:
@@ -150,10 +155,14 @@ class RequestRunner:
                 state.last_token_at = event.at
                 if event.kind == "content":  # type: ignore[union-attr]
                     feed(event.text)  # type: ignore[union-attr]
+                elif event.kind == "reasoning":  # type: ignore[union-attr]
+                    state.reasoning.append(event.text)  # type: ignore[union-attr]
             elif kind is FirstToken:
                 state.first_token_at = event.at
             elif kind is FirstByte:
                 state.first_byte_at = event.at
+            elif kind is FirstAnswerToken:
+                state.first_answer_at = event.at
             elif kind is RequestStarted:
                 if state.started_at is None:  # TTFT counts from the first attempt, retries in
                     state.started_at = event.at

@@ -51,6 +51,7 @@ class EngineLink:
         self.client: ChatClient | None = None
         self.counter: TokenCounter | None = None
         self.models: list[str] = list(config.models) or [config.model]
+        self.listed_models: list[str] | None = None  # what GET /models answered, if it did
         self.connected = False  # list_models() has answered (or failed)
         self.ready = asyncio.Event()
 
@@ -157,6 +158,7 @@ class StartUp:
         finally:
             engine.connected = True
         if models:
+            engine.listed_models = list(models)
             engine.models = sorted(set(models) | set(self._config.models))
 
     def _settle(self) -> None:

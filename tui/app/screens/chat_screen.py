@@ -19,6 +19,15 @@ from textual.timer import Timer
 from textual.widgets import Footer, Header, TextArea
 
 from tui.app.keymap import CHAT_BINDINGS
+from tui.app.model_choice import (
+    CHAT,
+    CONFIGURED,
+    PICKED,
+    REMEMBERED,
+    ModelChoice,
+    endpoint_key,
+    unlisted_notice,
+)
 from tui.app.render import RenderScreen
 from tui.app.reply_turn import PANEL_TICK_S, ReplyTurn, reply_status
 from tui.app.widgets.budget_gauge import BudgetFigures
@@ -141,6 +150,7 @@ class ChatScreen(RenderScreen):
 
     def start_up_settled(self) -> None:
         """Start-up is over: the next Enter's blocks (not under a reply that came first)."""
+        self.check_model()  # the endpoint has listed its models by now
         if not self.busy:
             self.prepare_turn()
 
@@ -238,7 +248,7 @@ class ChatScreen(RenderScreen):
     ) -> bool:
         """Show this conversation (a saved chat's when `chat_id` is given: what is sent next
         is added to it); False if another was loaded before it was on screen."""
-        self.session.start_over(messages)
+        self.session.start_over(messages, reply_notes)
         self.session.chat_id = chat_id
         conversation = self.session.conversation
         await self.query_one(ChatLog).show_messages(self.session.messages, reply_notes)
@@ -263,6 +273,10 @@ class ChatScreen(RenderScreen):
         }
         if not await self.load_messages(saved.messages, reply_notes=notes, chat_id=chat_id):
             return
+        if saved.records and saved.records[-1].model != self.session.model:
+            self.use_model(saved.records[-1].model, CHAT)  # the chat goes on with its model
+            if self.engine.connected:
+                self.check_model()
         self.last_record = saved.records[-1] if saved.records else None
         panel = self.query_one(LatencyPanel)
         panel.clear_history()
@@ -303,12 +317,13 @@ class ChatScreen(RenderScreen):
 
     async def action_new_chat(self) -> None:
         self.turn.cancel()
-        system = self.session.system_prompt
+        kept, notice = self.session.new_chat_start(self.engine.counter)
         self.last_record = None
-        if not await self.load_messages([{"role": "system", "content": system}] if system else []):
+        if not await self.load_messages(kept):
             return  # another chat was opened meanwhile: the panel is its
         self.query_one(LatencyPanel).clear_history()
         self._refresh_panel()
+        self.notify(notice, timeout=4)
 
     def action_open_chat(self) -> None:
         from tui.app.screens.chat_picker import ChatPicker
@@ -339,14 +354,31 @@ class ChatScreen(RenderScreen):
     def _set_model(self, model: str | None) -> None:
         if not model or model == self.session.model:
             return
-        self.session.model = model
-        if self.remember:
-            self.preferences.last_model = model
+        self.use_model(model, PICKED)
+        if self.remember:  # for this endpoint only: the model belongs to it
+            self.preferences.remember_model(endpoint_key(self.config), model)
             self.preferences.save()
+        self.notify(f"model: {model}", timeout=2)
+
+    def use_model(self, model: str, source: str) -> None:
+        """Send with `model` from now on: the header, the panel and the token count follow."""
+        self.session.model, self.session.model_source = model, source
         self.app.sub_title = self.endpoint_label()
         self._show_endpoint()
         self._load_counter(model)
-        self.notify(f"model: {model}", timeout=2)
+
+    def check_model(self) -> None:
+        """A model the user did not set (remembered, or a reopened chat's) that the endpoint
+        does not list is not used silently: say so, and use the configured one."""
+        choice = ModelChoice(self.session.model, self.session.model_source)
+        notice = unlisted_notice(choice, self.engine.listed_models, self.config.model)
+        if notice is None:
+            return
+        if choice.source == REMEMBERED and self.remember:
+            self.preferences.forget_model(endpoint_key(self.config))
+            self.preferences.save()
+        self.use_model(self.config.model, CONFIGURED)
+        self.notify(notice, title="model", severity="warning", timeout=10)
 
     @work(thread=True, exclusive=True, group="counter")
     def _load_counter(self, model: str) -> None:
@@ -360,6 +392,22 @@ class ChatScreen(RenderScreen):
         if model == self.session.model:
             self.engine.counter = counter
             self.update_preview()
+
+    def action_toggle_reasoning(self) -> None:
+        """Open or close the thinking of the latest reply that has any."""
+        for view in reversed(self.query_one(ChatLog).replies()):
+            if view.reasoning is not None:
+                view.reasoning.toggle()
+                return
+        self.notify("no reply with thinking yet", timeout=2)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # The thinking's key is in the footer while the chat has thinking to show (a
+        # reasoning block refreshes the footer when it comes and goes).
+        if action == "toggle_reasoning":
+            chat = self.query_one_optional(ChatLog)
+            return chat is not None and any(v.reasoning is not None for v in chat.replies())
+        return True
 
     def action_copy_reply(self) -> None:
         reply = self._last_reply_text()
@@ -400,7 +448,8 @@ class ChatScreen(RenderScreen):
         self.call_later(self._reload_chat)
 
     async def _reload_chat(self) -> None:
-        await self.query_one(ChatLog).show_messages(self.session.messages)
+        # The replies keep their model and figures (the session's notes).
+        await self.query_one(ChatLog).show_messages(self.session.messages, self.session.reply_notes)
         self.update_preview()
         self.prepare_turn()
 

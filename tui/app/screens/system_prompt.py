@@ -1,4 +1,7 @@
-"""Edit this chat's system prompt: Ctrl+S saves, Esc cancels.
+"""Edit this chat's system prompt: F9 (the key that opened it) saves, Esc cancels.
+
+F9 reaches the app in every terminal; Ctrl+S is often eaten by XON/XOFF flow control, so it
+saves too where it arrives but is never the one shown. Tab reaches the buttons.
 
 Dismisses with the new prompt (an empty string means "no system prompt"), or None when
 cancelled, so the caller can tell "cleared" from "left unchanged".
@@ -15,6 +18,8 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Static, TextArea
 
 from tui.app.screens.modal_once import ModalOnce
+
+SAVE_KEYS = "f9 save · esc cancel"
 
 
 class SystemPromptScreen(ModalOnce[str | None]):
@@ -59,8 +64,11 @@ class SystemPromptScreen(ModalOnce[str | None]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel"),
-        Binding("ctrl+s", "save", "Save", priority=True),
+        Binding("escape", "cancel", "cancel"),
+        # Not priority bindings: those act as the key is read, before the characters typed
+        # ahead of it reach the editor ("be brief" + F9 in one read saved an empty prompt).
+        Binding("f9", "save", "save"),
+        Binding("ctrl+s", "save", "save", show=False),
     ]
 
     def __init__(self, current: str | None = None) -> None:
@@ -70,9 +78,10 @@ class SystemPromptScreen(ModalOnce[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical() as frame:
             frame.border_title = "System prompt for this chat"
-            frame.border_subtitle = "Ctrl+S save · Esc cancel"
+            frame.border_subtitle = SAVE_KEYS
             yield Static(
-                "Sent first in every request of this chat. Leave empty for none.",
+                "Sent first in every request of this chat. Leave empty for none.\n"
+                f"{SAVE_KEYS} · tab reaches the buttons",
                 classes="hint",
             )
             yield TextArea(

@@ -41,6 +41,7 @@ from tui.app.widgets.message_view import (
     PlainMessage,
     message_text,
 )
+from tui.app.widgets.reasoning_block import reasoning_text
 
 VISIBLE_MESSAGES = 30  # blocks laid out while following the chat
 REVEAL_STEP = 40  # blocks shown per scroll to the top (or click on the row)
@@ -145,7 +146,8 @@ class ChatLog(ChatPane):
         view: MessageView
         if role == "assistant":
             model, figures = self._reply_notes.get(index, ("", ""))
-            view = AssistantMessage(index, message_text(message), model=model)
+            text, reasoning = message_text(message), reasoning_text(message)
+            view = AssistantMessage(index, text, model=model, reasoning=reasoning)
             if figures:
                 view.set_status(figures)
         else:

@@ -15,6 +15,7 @@ from textual.geometry import Region
 from textual.widgets import Static
 
 from tui.app.render import StoreSizeWithoutRelayout, reply_markdown_class, shared_parser
+from tui.app.widgets.reasoning_block import ReasoningBlock
 
 if TYPE_CHECKING:
     from textual.widgets import Markdown
@@ -117,16 +118,32 @@ class AssistantMessage(StoreSizeWithoutRelayout, MessageView):
     ROLE_TITLE = "assistant"
     repaint_growth_only = True  # see growth_repaint: a growing reply repaints its new rows
 
-    def __init__(self, message_index: int | None, text: str = "", model: str = "") -> None:
+    def __init__(
+        self, message_index: int | None, text: str = "", model: str = "", reasoning: str = ""
+    ) -> None:
         super().__init__(message_index, classes="-assistant")
         self.set_model(model)
         # Its class is imported on first use: Textual's Markdown costs ~50 ms, and the first
         # frame needs none.
         markdown_class = reply_markdown_class()
         self.markdown: Markdown = markdown_class(text, classes="body", parser_factory=shared_parser)
+        # The model's thinking, above the reply (widgets/reasoning_block.py).
+        self.reasoning = ReasoningBlock(reasoning, collapsed=True) if reasoning else None
 
     def compose(self) -> ComposeResult:
+        if self.reasoning is not None:
+            yield self.reasoning
         yield self.markdown
+
+    def reasoning_block(self) -> ReasoningBlock | None:
+        """The thinking's block, mounted above the reply on first use (None until the
+        reply's Markdown is mounted)."""
+        if self.reasoning is None:
+            if self.markdown.parent is not self:
+                return None
+            self.reasoning = ReasoningBlock()
+            self.mount(self.reasoning, before=self.markdown)
+        return self.reasoning
 
     def set_model(self, model: str) -> None:
         self.border_title = f"assistant · {model}" if model else self.ROLE_TITLE

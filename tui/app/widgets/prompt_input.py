@@ -14,6 +14,8 @@ from textual.widgets import TextArea
 
 from tui.app.render import set_cursor_blink
 
+NEWLINE_KEYS = ("ctrl+j", "shift+enter")
+
 
 class PromptInput(TextArea):
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -21,7 +23,7 @@ class PromptInput(TextArea):
         # order after the characters typed before it (a priority binding would overtake them).
         Binding("enter", "submit", "send", show=True, id="send"),
         # ctrl+j arrives as a plain line feed in every terminal; shift+enter only where the
-        # terminal reports it (kitty protocol, some others).
+        # terminal reports it (kitty protocol, some others). Handled in on_key too, as Enter.
         Binding("ctrl+j,shift+enter", "newline", "newline", show=False, id="newline"),
         # The chat pages while the prompt keeps the focus (TextArea would move its cursor by
         # a page, which a prompt of a few lines has no use for).
@@ -64,7 +66,15 @@ class PromptInput(TextArea):
 
     def on_key(self, event: events.Key) -> None:
         # Runs before TextArea's own key handler, which prevent_default() skips: Enter sends.
-        if event.key == "enter":
+        # Enter and the newline keys are taken here, in the order the keys came: as bindings
+        # they would act only once the key had bubbled up to the app, after the characters
+        # typed behind them in the same terminal read had been inserted ("abc", ctrl+j,
+        # "def" became "abcdef" and a line break).
+        if event.key in NEWLINE_KEYS:
+            event.stop()
+            event.prevent_default()
+            self.action_newline()
+        elif event.key == "enter":
             event.stop()
             event.prevent_default()
             self.action_submit()
