@@ -98,7 +98,8 @@ async def test_phase_boundaries_fall_between_the_servers_own_stamps() -> None:
         )
     )
     names = list(ends)
-    write_began = ends[names[names.index("request_sent") - 1]] if names[0] != "request_sent" else started
+    before_write = names.index("request_sent") - 1
+    write_began = ends[names[before_write]] if before_write >= 0 else started
     # The server read the request after the client began writing it (the client's own stamp
     # that the write ended may come after the server's read), and its head came back after.
     assert write_began <= entry["received_at"] <= ends["response_head"]
