@@ -22,8 +22,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from tui.engine.events import (
     Delta,
     Finished,
+    FirstAnswerToken,
     FirstByte,
     FirstToken,
+    Paused,
     RequestStarted,
     Retrying,
     UsageReported,
@@ -94,6 +96,11 @@ class RunState:
     retry_reason: str | None = None
     usage_prompt_tokens: int | None = None
     finished: Finished | None = None
+    # The side panel's figures: the answer's first token (after any reasoning), and the last
+    # pause the engine saw (it is over once a token arrived after `paused_at`).
+    first_answer_at: float | None = None
+    paused_since: float | None = None
+    paused_at: float | None = None
 
 
 class RequestRunner:
@@ -162,6 +169,11 @@ class RequestRunner:
                 state.retry_reason = event.reason  # type: ignore[union-attr]
             elif kind is UsageReported:
                 state.usage_prompt_tokens = event.prompt_tokens  # type: ignore[union-attr]
+            elif kind is FirstAnswerToken:
+                state.first_answer_at = event.at
+            elif kind is Paused:
+                state.paused_since = event.since  # type: ignore[union-attr]
+                state.paused_at = event.at
             elif kind is Finished:
                 finished = event  # type: ignore[assignment]
                 self.writer.end()  # the tail is written now, not after the throttle pause

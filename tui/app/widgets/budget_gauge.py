@@ -1,7 +1,8 @@
 """Prompt tokens against the budget, with reserve_for_output drawn after it.
 
 One line bar: the kept prompt (solid), what trimming drops (hatched), the free budget, and the
-output reserve; then the figures, before -> after trimming.
+output reserve; then the figures, before -> after trimming. The figures are the server's own
+count when its tokenizer counted every message (no `≈`), else the calibrated local estimate.
 """
 
 from __future__ import annotations
@@ -78,6 +79,6 @@ class BudgetGauge(Static):
             line.append(f"{approx}{_fmt(f.tokens_after)}", style="bold")
         line.append(f" / {_fmt(f.budget)} budget", style="dim")
         if over:
-            line.append("  over!", style=f"bold {theme.error}")
-        reserve_line = Text(f"+ {_fmt(f.reserve)} reserved for output", style="dim")
-        return Text("\n").join([bar, line, reserve_line])
+            line.append(" over!", style=f"bold {theme.error}")
+        line.append(f" · +{_fmt(f.reserve)} out", style="dim")
+        return Text("\n").join([bar, line])
