@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from tui.config import Config
     from tui.engine.client import ChatRequest
-    from tui.engine.tokens import TokenCounter
+    from tui.engine.tokens import PromptCounter
 
 BUDGET_STEP = 500
 MIN_BUDGET = 500
@@ -99,7 +99,7 @@ class ChatSession:
             policy = replace(policy, strategy="priority")
         return policy
 
-    def preview(self, draft: str, counter: TokenCounter) -> TrimPreview:
+    def preview(self, draft: str, counter: PromptCounter) -> TrimPreview:
         """Trim (or count) the messages plus the draft exactly as the next send would."""
         from tui.engine.trim import trim
 
@@ -141,7 +141,7 @@ class ChatSession:
         self.messages.append({"role": "assistant", "content": text})
         return len(self.messages) - 1
 
-    def build_request(self, counter: TokenCounter) -> ChatRequest:
+    def build_request(self, counter: PromptCounter) -> ChatRequest:
         """The request for the current messages, with this chat's switches, model and budget."""
         from tui.engine.request_builder import build_request
         from tui.wiring import request_settings
