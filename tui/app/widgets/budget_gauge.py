@@ -77,8 +77,12 @@ class BudgetGauge(Static):
             line.append(f"{_fmt(f.tokens_after)}", style="bold")
         else:
             line.append(f"{approx}{_fmt(f.tokens_after)}", style="bold")
-        line.append(f" / {_fmt(f.budget)} budget", style="dim")
+        line.append(f" / {_fmt(f.budget)}", style="dim")
         if over:
             line.append(" over!", style=f"bold {theme.error}")
-        line.append(f" · +{_fmt(f.reserve)} out", style="dim")
+        reserved = f" +{_fmt(f.reserve)} out"
+        # The word "budget" where the line has room for it: one line in the panel's width.
+        if len(line) + len(" budget") + len(reserved) <= width:
+            line.append(" budget", style="dim")
+        line.append(reserved, style="dim")
         return Text("\n").join([bar, line])

@@ -169,7 +169,7 @@ class LatencyPanel(VerticalScroll):
             text(id="prompt-tokens", tooltip=tooltip("prompt")),
             budget,
             text(id="trim-note"),
-            text("switches", classes="section"),
+            text("switches", id="switches-title", classes="section"),
             text(id="switches"),
             text("TTFT this chat", classes="section", tooltip=history_hint),
             history,
@@ -387,16 +387,16 @@ class LatencyPanel(VerticalScroll):
         def switch(on: bool) -> tuple[str, str]:
             return ("● on " if on else "○ off", f"bold {theme.success}" if on else "dim")
 
+        # The strategy beside the title, the budget in the gauge: the switches take one line.
+        title = Text.assemble(("switches", "bold"), (f"  trimming by {strategy}", "dim"))
+        self._set("switches-title", title)
         text = Text()
         text.append("trim ", style="dim")
         text.append(*switch(trimming))
         text.append(" ^t  ", style="dim")
         text.append("stream ", style="dim")
         text.append(*switch(streaming))
-        text.append(" f3\n", style="dim")
-        text.append("strategy ", style="dim")
-        text.append(strategy)
-        text.append(f"  budget {budget:,}", style="dim")
+        text.append(" f3", style="dim")
         self._set("switches", text)
 
     @_once_filled
@@ -408,5 +408,5 @@ class LatencyPanel(VerticalScroll):
         text.append("host  ", style="dim")
         text.append(host)
         if simulated:
-            text.append("\nsimulated (demo)", style=accent)
+            text.append(" simulated", style=accent)
         self._set("endpoint", text)

@@ -2,7 +2,12 @@
 two side by side (the trimming off vs on demo: send once each way and compare), each saying
 whether the server's prefix cache served part of its prompt (warm) or not (cold).
 
-Always three lines, so a new reply never moves the sections below.
+When the last two differ in trimming, a fourth line gives the change in TTFT and whether the
+two are alike in cache: a server that reuses the previous prompt's prefix (llama.cpp, vLLM,
+OpenAI, the demo's `prefix_cache`) serves the second send's shared opening from its cache, so
+off-then-on and on-then-off give different gains unless both were cold.
+
+Always four lines, so a new reply never moves the sections below.
 """
 
 from __future__ import annotations
@@ -77,7 +82,7 @@ def _tokens(n: int | None) -> str:
 
 
 class TtftHistory(Static):
-    DEFAULT_CSS = "TtftHistory { height: 3; }"
+    DEFAULT_CSS = "TtftHistory { height: 4; }"
 
     def __init__(self, thresholds: Thresholds | None = None, **kwargs: object) -> None:
         super().__init__("", **kwargs)  # type: ignore[arg-type]
@@ -143,4 +148,27 @@ class TtftHistory(Static):
             text.append(f"  {trim} {_tokens(sample.prompt_tokens):>6}", style="dim")
             if sample.cache_label:
                 text.append(f"  {sample.cache_label}", style="dim")
+        if len(last_two) == 2 and last_two[0].trimmed != last_two[1].trimmed:
+            text.append("\n")
+            text.append_text(trim_gain(*last_two))
         return text
+
+
+def trim_gain(before: TtftSample, after: TtftSample) -> Text:
+    """ "−47 % with trim on · last warm": the change, and whether the cache was alike."""
+    change = after.ttft_ms / before.ttft_ms - 1 if before.ttft_ms > 0 else 0.0
+    sign = "−" if change < 0 else "+"
+    switch = "on" if after.trimmed else "off"
+    text = Text(f"{sign}{abs(change):.0%} with trim {switch}", style="bold")
+    labels = (before.cache_label, after.cache_label)
+    if all(labels):
+        warm = [label.startswith("warm") for label in labels]
+        if not any(warm):
+            text.append(" · both cold", style="dim")
+        elif warm == [False, True]:
+            text.append(" · last warm", style="dim")
+        elif warm == [True, False]:
+            text.append(" · prev warm", style="dim")
+        else:
+            text.append(" · both warm", style="dim")
+    return text

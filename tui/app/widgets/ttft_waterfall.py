@@ -36,9 +36,10 @@ class WaterfallFigures:
 
 
 def format_part_ms(ms: float) -> str:
+    """Tight for the legend: "6.62s", "42ms", "0.2ms"."""
     if ms >= 1000:
-        return f"{ms / 1000:.2f} s"
-    return f"{ms:.0f} ms" if ms >= 10 else f"{ms:.1f} ms"
+        return f"{ms / 1000:.2f}s"
+    return f"{ms:.0f}ms" if ms >= 10 else f"{ms:.1f}ms"
 
 
 def cells_for(times: list[float], width: int) -> list[int]:
@@ -110,8 +111,8 @@ class TtftWaterfall(Static):
         for part, cells in zip(parts, cells_for([p.ms for p in parts], width), strict=True):
             bar.append(GLYPHS[part.measured_by] * cells, style=styles[part.measured_by])
         items: list[Text] = []
-        if figures.connection_reused:
-            items.append(Text("conn reused", style="dim"))
+        if figures.connection_reused:  # no connect part: the request went over a kept one
+            items.append(Text.assemble((GLYPHS[CLIENT], styles[CLIENT]), (" reused", "dim")))
         for part in parts:
             name = SHORT_NAMES.get(part.name, part.name)
             items.append(
