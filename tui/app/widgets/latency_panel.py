@@ -263,7 +263,7 @@ class LatencyPanel(VerticalScroll):
             label = "thinking…" if live.thinking else "streaming"
             self._set_ttft(shown_ms, self._level_class(shown_ms, target), label)
         self._set("ttft-note", self._verdict(name, target, met))
-        pending = "waiting for the first token…" if live.ttft_ms is None else "parts: once it ends"
+        pending = "waiting for the first token…" if live.ttft_ms is None else "its parts: when it ends"
         self.query_one(TtftWaterfall).show_pending(pending)
         rate = tpot = "—"
         if live.tokens >= MIN_TOKENS_FOR_RATE and live.decode_s > 0 and live.ttft_ms:
@@ -278,7 +278,7 @@ class LatencyPanel(VerticalScroll):
         pause = None
         if live.paused_ms is not None:
             pause = Text(
-                f"⏸ no token for {live.paused_ms / 1000:.1f} s…", style=f"bold {theme.warning}"
+                f"‖ no token for {live.paused_ms / 1000:.1f} s…", style=f"bold {theme.warning}"
             )
         rows: list[Row] = [
             ("TTFB", format_ms(live.ttfb_ms), "total", format_ms(live.elapsed_ms) + " …"),
@@ -330,7 +330,7 @@ class LatencyPanel(VerticalScroll):
                 line.append(f"  thinking {record.reasoning_tokens:,} tok", style="dim")
             lines.append(line)
         if record.pauses:
-            pauses = f"⏸ {record.pauses} pause{'s' * (record.pauses != 1)}, the reply went on"
+            pauses = f"‖ {record.pauses} pause{'s' * (record.pauses != 1)}, the reply went on"
             lines.append(Text(pauses, style=theme.warning or "yellow"))
         if record.retries:
             lines.append(Text.assemble(("retries ", "dim"), str(record.retries)))
