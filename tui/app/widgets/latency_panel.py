@@ -83,6 +83,8 @@ def _lines(*lines: Text | None) -> Text:
     return Text("\n").join(line for line in lines if line is not None and line.plain)
 
 
+WAITING_NOTE = "waiting for the first token…"
+STREAMING_NOTE = "its parts: when the reply ends"
 BUFFERED_NOTE = "⚠ buffered: a proxy held the stream, TTFT is the whole reply"
 BUFFERED_FIX = "fix: nginx proxy_buffering off, X-Accel-Buffering: no, or base_url past the proxy"
 
@@ -263,8 +265,8 @@ class LatencyPanel(VerticalScroll):
             label = "thinking…" if live.thinking else "streaming"
             self._set_ttft(shown_ms, self._level_class(shown_ms, target), label)
         self._set("ttft-note", self._verdict(name, target, met))
-        pending = "waiting for the first token…" if live.ttft_ms is None else "its parts: when it ends"
-        self.query_one(TtftWaterfall).show_pending(pending)
+        waterfall = self.query_one(TtftWaterfall)
+        waterfall.show_pending(WAITING_NOTE if live.ttft_ms is None else STREAMING_NOTE)
         rate = tpot = "—"
         if live.tokens >= MIN_TOKENS_FOR_RATE and live.decode_s > 0 and live.ttft_ms:
             rate = f"{(live.tokens - 1) / live.decode_s:.0f} tok/s"
