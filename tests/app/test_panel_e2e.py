@@ -18,6 +18,7 @@ from tui.app.widgets.ttft_waterfall import TtftWaterfall
 from tui.demo import DemoThread, start_demo_in_thread
 from tui.demo.latency_model import latency_model
 from tui.engine.server_tokens import ServerCounts
+from tui.locations import server_tokenizers_path
 
 
 @pytest.fixture
@@ -151,3 +152,20 @@ async def test_a_buffered_stream_is_caught_and_the_fix_shown(paced_demo: DemoThr
         record = await send_and_wait(pilot, "hello, reply 80 tokens")
         assert record.buffered is True
         assert "proxy_buffering off" in text(app, "#timings")
+
+
+async def test_the_tokenizer_is_probed_only_after_the_first_reply(
+    llamacpp_demo: DemoThread,
+) -> None:
+    # As `ask` does: the first request never waits behind the probe's requests.
+    app = make_app(llamacpp_demo.base_url)
+    async with app.run_test(size=(130, 36)) as pilot:
+        await wait_ready(pilot)
+        app.query_one(PromptInput).focus()
+        await pilot.press(*"a first question")
+        await wait_for(pilot, lambda: (tokens_shown(app) or 0) > 5, what="the draft counted")
+        assert not gauge_exact(app)
+        assert not server_tokenizers_path().exists()  # nothing probed, nothing remembered
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: gauge_exact(app), what="the server's count after it")
+        assert server_tokenizers_path().exists()

@@ -127,3 +127,15 @@ async def test_a_buffered_stream_is_said_with_the_fix() -> None:
         timings = text(panel, "timings")
         assert "buffered" in timings and "proxy_buffering off" in timings
         assert "X-Accel-Buffering: no" in timings
+
+
+async def test_the_panels_labels_explain_the_figures_in_the_readmes_words() -> None:
+    app = WidgetsInApp(LatencyPanel(THRESHOLDS, id="panel"))
+    async with app.run_test(size=(40, 40)):
+        panel = await filled_panel(app)
+        timings = str(panel.query_one("#timings").tooltip)
+        assert "TPOT: time per output token after the first: (total - TTFT)" in timings
+        assert "TTFB: time to first byte" in timings and "tok/s:" in timings
+        assert "network + queue" in str(panel.query_one("#waterfall").tooltip)
+        assert "class" in str(panel.query_one("#ttft-note").tooltip)
+        assert "local estimate (≈)" in str(panel.query_one("#budget").tooltip)

@@ -80,12 +80,17 @@ class ExactCounts:
         exact = counts.known(candidate_messages(session, draft))
         return dataclasses.replace(preview, exact=exact)
 
-    def wanted(self, messages: Sequence[Mapping[str, Any]]) -> bool:
-        """Whether asking the server could make the count of `messages` exact."""
+    def wanted(self, messages: Sequence[Mapping[str, Any]], may_probe: bool) -> bool:
+        """Whether asking the server could make the count of `messages` exact. An endpoint +
+        model not probed yet (this run or an earlier one) is probed only when `may_probe`:
+        as `ask` does, never before the first request has been answered, so the first
+        request never waits behind the probe's requests."""
         tokenizer, counts = self._tokenizer, self._counts
         if tokenizer is None or counts is None or not self.engine.connected:
             return False
         known = tokenizer.known
+        if known is None and not may_probe:
+            return False
         if known is not None and known.api == NONE:
             return False
         return not counts.known(messages)
@@ -106,13 +111,19 @@ class ExactCounts:
         return counts.known(messages)
 
     def count_later(
-        self, app: App[Any], session: ChatSession, draft: str, then: Callable[[], None]
+        self,
+        app: App[Any],
+        session: ChatSession,
+        draft: str,
+        then: Callable[[], None],
+        *,
+        may_probe: bool,
     ) -> None:
         """Have the server count the next request's messages, off the UI thread, and call
         `then` (the preview again) once it has counted every one; a newer draft's count
-        replaces one still under way."""
+        replaces one still under way (`may_probe`: see `wanted`)."""
         messages = candidate_messages(session, draft)
-        if not self.wanted(messages):
+        if not self.wanted(messages, may_probe):
             return
 
         async def count() -> None:

@@ -148,7 +148,7 @@ class ChatScreen(RenderScreen):
         """Start-up is over: the next Enter's blocks (not under a reply that came first)."""
         if not self.busy:
             self.prepare_turn()
-        self.update_preview()  # connected now: the server's own counts can be asked for
+        self.update_preview()  # connected: a tokenizer found in an earlier run can count now
 
     def _theme_changed(self, _theme: object) -> None:
         # Rich styles in the panel captured the old colours: re-render them once.
@@ -200,7 +200,11 @@ class ChatScreen(RenderScreen):
             return  # the engine is not ready yet, or the app is closing (a late debounce timer)
         self.preview = self.exact_counts.preview(self.session, prompt.text)
         self._show_preview()
-        self.exact_counts.count_later(self.app, self.session, prompt.text, self.update_preview)
+        # The server's tokenizer is probed once a request has been answered (never before).
+        answered = self.last_record is not None
+        self.exact_counts.count_later(
+            self.app, self.session, prompt.text, self.update_preview, may_probe=answered
+        )
 
     def _show_preview(self) -> None:
         preview = self.preview
