@@ -176,7 +176,7 @@ class LatencyPanel(VerticalScroll):
             text("TTFT this chat", classes="section", tooltip=history_hint),
             history,
             Vertical(
-                text("endpoint", id="endpoint-title", classes="section"),
+                text("endpoint", classes="section"),
                 text(id="endpoint"),
                 id="endpoint-section",
             ),
