@@ -83,6 +83,14 @@ def _lines(*lines: Text | None) -> Text:
     return Text("\n").join(line for line in lines if line is not None and line.plain)
 
 
+SWITCHES_HINT = (
+    "trimming and streaming for the next request (ctrl+t, f3); trimming drops messages by the "
+    "strategy until the prompt fits the budget (ctrl+up / ctrl+down change it)"
+)
+ENDPOINT_HINT = (
+    "the model and the endpoint's host; simulated: the figures come from the embedded demo "
+    "endpoint's latency model, not from a real server"
+)
 WAITING_NOTE = "waiting for the first token…"
 STREAMING_NOTE = "its parts: when the reply ends"
 BUFFERED_NOTE = "⚠ buffered: a proxy held the stream, TTFT is the whole reply"
@@ -171,13 +179,13 @@ class LatencyPanel(VerticalScroll):
             text(id="prompt-tokens", tooltip=tooltip("prompt")),
             budget,
             text(id="trim-note"),
-            text("switches", id="switches-title", classes="section"),
+            text("switches", id="switches-title", classes="section", tooltip=SWITCHES_HINT),
             text(id="switches"),
             text("TTFT this chat", classes="section", tooltip=history_hint),
             history,
             Vertical(
-                text("endpoint", classes="section"),
-                text(id="endpoint"),
+                text("endpoint", classes="section", tooltip=ENDPOINT_HINT),
+                text(id="endpoint", tooltip=ENDPOINT_HINT),
                 id="endpoint-section",
             ),
         ]
