@@ -96,13 +96,15 @@ async def test_cached_tokens_thinking_and_the_longest_gap_of_a_finished_reply() 
         await pilot.pause()
         timings = text(panel, "timings")
         assert "cached 5,200 of 5,950" in timings
-        assert "answer 1.25 s" in timings and "thinking 80 tok" in timings
+        assert "answer 1.25 s" in text(panel, "ttft-label")  # beside TTFT
+        assert "thinking 80 tok" in timings
         assert "gap    1.06 s" in timings
         assert "2 pauses, the reply went on" in timings
         panel.show_record(record(ttft_ms=300.0, time_to_first_answer_ms=300.0))
         await pilot.pause()
         timings = text(panel, "timings")
-        assert "answer" not in timings and "cached" not in timings and "pause" not in timings
+        assert "thinking" not in timings and "cached" not in timings and "pause" not in timings
+        assert "answer" not in text(panel, "ttft-label")  # no reasoning: the answer is TTFT
 
 
 async def test_a_pause_is_shown_while_it_lasts() -> None:
@@ -139,3 +141,17 @@ async def test_the_panels_labels_explain_the_figures_in_the_readmes_words() -> N
         assert "network + queue" in str(panel.query_one("#waterfall").tooltip)
         assert "class" in str(panel.query_one("#ttft-note").tooltip)
         assert "local estimate (≈)" in str(panel.query_one("#budget").tooltip)
+
+
+async def test_a_reasoning_replys_answer_is_shown_beside_ttft_while_it_streams() -> None:
+    app = WidgetsInApp(LatencyPanel(THRESHOLDS, id="panel"))
+    async with app.run_test(size=(40, 40)) as pilot:
+        panel = await filled_panel(app)
+        thinking = LiveFigures(900.0, 90.0, 120.0, 30, 0.7, 0, True, thinking=True)
+        panel.show_live(thinking)
+        await pilot.pause()
+        assert "thinking…" in text(panel, "ttft-label")
+        answering = LiveFigures(1400.0, 90.0, 120.0, 60, 1.2, 0, True, answer_ms=1250.0)
+        panel.show_live(answering)
+        await pilot.pause()
+        assert "answer 1.25 s" in text(panel, "ttft-label")

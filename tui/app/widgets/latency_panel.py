@@ -271,6 +271,8 @@ class LatencyPanel(VerticalScroll):
             shown_ms = live.ttft_ms
             met = None if target is None else shown_ms <= target
             label = "thinking…" if live.thinking else "streaming"
+            if live.answer_ms is not None:  # after reasoning: the answer's wait, beside TTFT
+                label = f"answer {format_ms(live.answer_ms)}"
             self._set_ttft(shown_ms, self._level_class(shown_ms, target), label)
         self._set("ttft-note", self._verdict(name, target, met))
         waterfall = self.query_one(TtftWaterfall)
@@ -280,11 +282,6 @@ class LatencyPanel(VerticalScroll):
             rate = f"{(live.tokens - 1) / live.decode_s:.0f} tok/s"
             tpot = f"{live.decode_s * 1000 / (live.tokens - 1):.1f} ms"
         theme = self.app.current_theme
-        answer = None
-        if live.answer_ms is not None:
-            answer = Text.assemble(("answer ", "dim"), format_ms(live.answer_ms))
-        elif live.thinking:
-            answer = Text("answer  after the thinking…", style="dim")
         pause = None
         if live.paused_ms is not None:
             pause = Text(
@@ -295,13 +292,17 @@ class LatencyPanel(VerticalScroll):
             ("TPOT", tpot, "", rate),
             ("tokens", f"{live.tokens:,}", "retry", str(live.retries)),
         ]
-        self._set("timings", _rows(rows, _lines(answer, pause)))
+        self._set("timings", _rows(rows, _lines(pause)))
 
     @_once_filled
     def show_record(self, record: RequestRecord) -> None:
         label = "non-streamed = total" if not record.streamed else record.status.value
         if record.status.value == "ok":
             label = "" if record.streamed else "non-streamed = total"
+        answer = record.time_to_first_answer_ms
+        if answer is not None and record.ttft_ms is not None and answer > record.ttft_ms:
+            # A reasoning model: the wait for its answer, beside TTFT.
+            label = " · ".join(part for part in (label, f"answer {format_ms(answer)}") if part)
         target = record.ttft_target_ms
         self._set_ttft(record.ttft_ms, self._level_class(record.ttft_ms, target), label)
         self._set("ttft-note", self._verdict(record.request_class, target, record.target_met))
@@ -323,7 +324,8 @@ class LatencyPanel(VerticalScroll):
         self._set("timings", _rows(rows, self._record_notes(record)))
 
     def _record_notes(self, record: RequestRecord) -> Text:
-        """The lines only some replies have: cached tokens, thinking, pauses, retries, buffering."""
+        """The lines only some replies have: cached and reasoning tokens, pauses, retries,
+        buffering."""
         theme = self.app.current_theme
         lines: list[Text | None] = []
         cached = cached_tokens_of(record)
@@ -332,13 +334,8 @@ class LatencyPanel(VerticalScroll):
             of = server.get("prompt_tokens") or record.prompt_tokens_usage
             whole = f" of {of:,}" if isinstance(of, int) else ""
             lines.append(Text.assemble(("cached ", "dim"), f"{cached:,}{whole}"))
-        answer = record.time_to_first_answer_ms
-        thought = answer is not None and record.ttft_ms is not None and answer > record.ttft_ms
-        if thought or record.reasoning_tokens:
-            line = Text.assemble(("answer ", "dim"), format_ms(answer))
-            if record.reasoning_tokens:
-                line.append(f"  thinking {record.reasoning_tokens:,} tok", style="dim")
-            lines.append(line)
+        if record.reasoning_tokens:
+            lines.append(Text.assemble(("thinking ", "dim"), f"{record.reasoning_tokens:,} tok"))
         if record.pauses:
             pauses = f"‖ {record.pauses} pause{'s' * (record.pauses != 1)}, the reply went on"
             lines.append(Text(pauses, style=theme.warning or "yellow"))
