@@ -88,9 +88,7 @@ def test_firsttoken_in_tmux_answers_and_shows_ttft(endpoint: DemoThread, isolate
     tmux = Tmux()
     try:
         tmux.start_firsttoken(isolated_home, endpoint.base_url)
-        tmux.wait_for(
-            lambda s: "enter send" in s and "tokens next request" in s, 30, "the app to be ready"
-        )
+        tmux.wait_for(lambda s: "enter send" in s and "/ 6,000" in s, 30, "the app to be ready")
         tmux.run("send-keys", "-t", tmux.session, "-l", "What is TTFT? reply 20 tokens")
         tmux.wait_for(lambda s: "reply 20 tokens" in s, 10, "the typed prompt")
         tmux.run("send-keys", "-t", tmux.session, "Enter")
@@ -128,7 +126,7 @@ def test_firsttoken_messages_file_opens_with_the_conversation(
     try:
         tmux.start_firsttoken(isolated_home, endpoint.base_url, "--messages", str(conversation))
         screen = tmux.wait_for(
-            lambda s: "Seven is prime." in s and "tokens next request" in s, 30, "the loaded chat"
+            lambda s: "Seven is prime." in s and "/ 6,000" in s, 30, "the loaded chat"
         )
         assert "You are terse." in screen and "Name a prime." in screen
         tmux.run("send-keys", "-t", tmux.session, "-l", "Another one?")
@@ -173,7 +171,7 @@ def test_what_the_terminal_shows_after_streaming_equals_a_full_repaint(
     tmux = Tmux()
     try:
         tmux.start_firsttoken(isolated_home, endpoint.base_url)
-        tmux.wait_for(lambda s: "tokens next request" in s, 30, "the app to be ready")
+        tmux.wait_for(lambda s: "/ 6,000" in s, 30, "the app to be ready")
         # Two turns: the second reply scrolls the chat while it streams.
         for number, prompt in enumerate(["first, reply 60 tokens", "second, reply 160 tokens"]):
             tmux.run("send-keys", "-t", tmux.session, "-l", prompt)
@@ -209,7 +207,7 @@ def test_keys_typed_while_the_app_starts_reach_the_prompt(
         tmux.start_firsttoken(isolated_home, endpoint.base_url)
         tmux.run("send-keys", "-t", tmux.session, "-l", "typed early")
         screen = tmux.wait_for(
-            lambda s: "enter send" in s and "tokens next request" in s, 30, "the app to be ready"
+            lambda s: "enter send" in s and "/ 6,000" in s, 30, "the app to be ready"
         )
         prompt = screen[screen.index("message") :]  # the prompt's box, at the bottom
         assert "typed early" in prompt, screen

@@ -321,10 +321,12 @@ async def test_waiting_counter_changes_colour_and_esc_cancels_before_any_token(
 ):
     # The endpoint accepts and never answers. The panel's clock is frozen and moved past
     # each threshold in turn: its 10 Hz timer shows each colour, however loaded the machine.
+    # One verdict: a short question's class target (500 ms) is the ok/warn boundary, not
+    # ttft_warn_ms, which only colours a request no class covers.
     app = make_app(
         f"{demo.root_url}/fault/hang/v1",
         ttft_warn_ms=150.0,
-        ttft_error_ms=400.0,
+        ttft_error_ms=1500.0,
         timeout_seconds=60,
     )
     async with app.run_test(size=(130, 40)) as pilot:
@@ -340,9 +342,13 @@ async def test_waiting_counter_changes_colour_and_esc_cancels_before_any_token(
         clock = FrozenClock(monkeypatch)
         started = turn.runner.state.started_at
         digits = app.query_one("#ttft", Digits)
-        clock.set(started + 0.2)
+        clock.set(started + 0.2)  # past ttft_warn_ms, within the class target
+        await wait_for(pilot, lambda: "short_qa ≤ 500 ms" in _text(app, "#ttft-note"))
+        assert digits.has_class("-ok") and "missed" not in _text(app, "#ttft-note")
+        clock.set(started + 0.6)
         await wait_for(pilot, lambda: digits.has_class("-warn"), what="the warn colour")
-        clock.set(started + 0.5)
+        assert "✗ missed" in _text(app, "#ttft-note")  # the colour and the verdict agree
+        clock.set(started + 1.6)
         await wait_for(pilot, lambda: digits.has_class("-error"), what="the error colour")
         assert "waiting" in _text(app, "#ttft-label")
         await pilot.press("escape")

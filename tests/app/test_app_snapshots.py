@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from app_helpers import (
+    WidgetsInApp,
     fixed_live,
     fixed_record,
     make_app,
@@ -26,9 +27,14 @@ import tui.app.reply_turn
 import tui.app.screens.chat_screen
 from tui.app.app import FirstTokenApp
 from tui.app.request_runner import RequestRunner
+from tui.app.widgets.budget_gauge import BudgetFigures
 from tui.app.widgets.chat_log import ChatLog
+from tui.app.widgets.latency_panel import LatencyPanel
 from tui.app.widgets.prompt_input import PromptInput
-from tui.demo import DemoThread
+from tui.app.widgets.ttft_history import TtftSample
+from tui.demo import DemoThread, start_demo_in_thread
+from tui.demo.latency_model import latency_model
+from tui.engine.metrics import RequestRecord, Thresholds
 
 SIZE = (130, 40)
 
@@ -164,3 +170,78 @@ def test_light_theme(snap_compare, paced_demo: DemoThread):
         await settle(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.fixture
+def llamacpp_demo() -> Any:
+    """The demo playing llama.cpp's server: `timings`, cached prompt tokens, its prefix cache."""
+    overrides = {"server": "llamacpp", "prefix_cache": True, "decode_tokens_per_s": 400.0}
+    thread = start_demo_in_thread(latency_model("instant", overrides))
+    try:
+        yield thread
+    finally:
+        thread.stop()
+
+
+def test_panel_after_a_long_chat(snap_compare, llamacpp_demo: DemoThread):
+    # Every section of the panel on screen at 130x36 after many replies, "simulated" included.
+    app = snapshot_app(llamacpp_demo.base_url)
+
+    async def run_before(pilot):
+        await wait_ready(pilot)
+        for turn in range(8):
+            await send_and_wait(pilot, f"question {turn}, reply 12 tokens")
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=(130, 36), run_before=run_before)
+
+
+def test_narrow_layout(snap_compare, paced_demo: DemoThread):
+    # 80x24: the panel collapses, and the title still says the figures are simulated.
+    app = snapshot_app(paced_demo.base_url)
+
+    async def run_before(pilot):
+        await wait_ready(pilot)
+        await send_and_wait(pilot, "What is TTFT? reply 30 tokens")
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+def waterfall_record() -> RequestRecord:
+    """A reply from a llama.cpp server over a new connection, with reasoning and a pause."""
+    record = RequestRecord(model="m", endpoint_host="h", streamed=True, simulated=True)
+    record.phases_ms = {
+        "connect": 2.1,
+        "request_sent": 0.4,
+        "response_head": 180.0,
+        "first_byte": 20.0,
+        "first_token": 95.5,
+    }
+    record.connection_reused = False
+    record.ttfb_ms, record.ttft_ms, record.total_ms = 202.5, 298.0, 2310.0
+    record.tpot_ms, record.output_tokens_per_s, record.output_tokens = 16.8, 59.5, 121
+    record.server = {"prompt_tokens": 5950, "cached_tokens": 5200, "prefill_ms": 240.0}
+    record.request_class, record.ttft_target_ms, record.target_met = "short_qa", 500.0, True
+    record.time_to_first_answer_ms, record.reasoning_tokens = 1250.0, 64
+    record.pauses, record.longest_gap_ms = 1, 1060.0
+    return record
+
+
+def test_waterfall_and_the_figures_of_one_reply(snap_compare):
+    class PanelApp(WidgetsInApp):
+        async def on_mount(self) -> None:
+            panel = self.query_one(LatencyPanel)
+            await panel.fill()
+            panel.show_record(waterfall_record())
+            panel.show_prompt(5950, True, actual=5950)
+            panel.show_budget(BudgetFigures(8204, 5950, 6000, 2000, exact=True, trimming=True))
+            panel.show_switches(
+                trimming=True, streaming=True, strategy="priority", budget=6000, reserve=2000
+            )
+            panel.add_sample(TtftSample(9920.0, False, True, 8204, 2000.0, 0))
+            panel.add_sample(TtftSample(298.0, True, True, 5950, 500.0, 5200))
+            panel.show_endpoint("gemma-3-270m", "127.0.0.1:8080", simulated=True)
+
+    app = PanelApp(LatencyPanel(Thresholds(), id="panel"))
+    assert snap_compare(app, terminal_size=(40, 36))

@@ -56,6 +56,10 @@ async def test_help_lists_every_key_and_escape_closes() -> None:
         for key, description, group in keys:
             assert key in texts and description in texts and group in texts
         assert texts.count("Chat") == 1
+        # Then what the panel's figures mean, in the README's words.
+        assert "What the figures mean" in texts
+        assert any(text.startswith("time per output token after the first") for text in texts)
+        assert texts.index("What the figures mean") > texts.index("App")
         await pilot.press("escape")
         await pilot.pause()
         assert app.result is None

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from tui.config import Config
     from tui.engine.client import ChatRequest
-    from tui.engine.tokens import TokenCounter
+    from tui.engine.tokens import PromptCounter
 
 BUDGET_STEP = 500
 MIN_BUDGET = 500
@@ -77,7 +77,7 @@ class ChatSession:
         self.chat_id = None
         self.conversation += 1
 
-    def new_chat_start(self, counter: TokenCounter | None) -> tuple[list[dict[str, Any]], str]:
+    def new_chat_start(self, counter: PromptCounter | None) -> tuple[list[dict[str, Any]], str]:
         """What a new chat starts with, and the line that says so: this chat's system prompt
         is kept (the user chose it), unless it is the bloated sample's, which belongs to the
         trimming demo and would make every request of the new chat 1,400 tokens longer."""
@@ -128,7 +128,7 @@ class ChatSession:
             policy = replace(policy, strategy="priority")
         return policy
 
-    def preview(self, draft: str, counter: TokenCounter) -> TrimPreview:
+    def preview(self, draft: str, counter: PromptCounter) -> TrimPreview:
         """Trim (or count) the messages plus the draft exactly as the next send would."""
         from tui.engine.trim import trim
 
@@ -177,7 +177,7 @@ class ChatSession:
             self.reply_notes[index] = note
         return index
 
-    def build_request(self, counter: TokenCounter) -> ChatRequest:
+    def build_request(self, counter: PromptCounter) -> ChatRequest:
         """The request for the current messages, with this chat's switches, model and budget."""
         from tui.engine.request_builder import build_request
         from tui.wiring import request_settings

@@ -21,6 +21,10 @@ class LiveFigures:
     decode_s: float  # first token -> latest token, receipt times
     retries: int
     streamed: bool
+    # The first answer token after reasoning (None until it came, or without reasoning).
+    answer_ms: float | None = None
+    thinking: bool = False  # reasoning tokens came, the answer has not started yet
+    paused_ms: float | None = None  # no token for this long: a pause going on now
 
 
 def live_figures(state: RunState, now: float, streamed: bool) -> LiveFigures:
@@ -32,6 +36,15 @@ def live_figures(state: RunState, now: float, streamed: bool) -> LiveFigures:
     decode = 0.0
     if state.first_token_at is not None and state.last_token_at is not None:
         decode = state.last_token_at - state.first_token_at
+    answer = None
+    if state.first_answer_at is not None and state.first_answer_at != state.first_token_at:
+        answer = (state.first_answer_at - start) * 1000
+    thinking = state.first_token_at is not None and state.first_answer_at is None
+    paused = None
+    since, seen = state.paused_since, state.paused_at
+    # A pause goes on while no token came after the engine saw it.
+    if since is not None and seen is not None and (state.last_token_at or 0.0) < seen:
+        paused = (now - since) * 1000
     return LiveFigures(
         elapsed_ms=(now - start) * 1000,
         ttfb_ms=ttfb,
@@ -40,4 +53,7 @@ def live_figures(state: RunState, now: float, streamed: bool) -> LiveFigures:
         decode_s=decode,
         retries=state.retries,
         streamed=streamed,
+        answer_ms=answer,
+        thinking=thinking,
+        paused_ms=paused,
     )

@@ -18,6 +18,7 @@ from tui.app.collector import CollectorPause
 from tui.app.live_figures import live_figures
 from tui.app.render import EnterFrameHold
 from tui.app.request_runner import RequestRunner
+from tui.app.request_verdict import expected_class
 from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.latency_panel import LatencyPanel
 from tui.app.widgets.message_view import AssistantMessage
@@ -327,8 +328,11 @@ class ReplyTurn:
         view = self._view
         if view is not None and state.first_token_at is None and state.retry_reason:
             view.set_status(f"retry {state.retries}: {state.retry_reason}", live=True)
-        if view is not None and state.first_token_at is not None:
-            doing = "thinking" if state.first_answer_at is None and state.reasoning else "streaming"
-            view.set_status(f"{doing}… · {state.tokens:,} tok", live=True)
         live = live_figures(state, time.perf_counter(), runner.request.stream)
-        self.screen.query_one(LatencyPanel).show_live(live)
+        if view is not None and state.first_token_at is not None:
+            paused = (
+                "" if live.paused_ms is None else f" · no token for {live.paused_ms / 1000:.1f} s…"
+            )
+            doing = "thinking" if state.first_answer_at is None and state.reasoning else "streaming"
+            view.set_status(f"{doing}… · {state.tokens:,} tok{paused}", live=True)
+        self.screen.query_one(LatencyPanel).show_live(live, expected_class(runner))

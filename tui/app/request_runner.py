@@ -25,6 +25,7 @@ from tui.engine.events import (
     FirstAnswerToken,
     FirstByte,
     FirstToken,
+    Paused,
     RequestStarted,
     Retrying,
     UsageReported,
@@ -95,10 +96,14 @@ class RunState:
     retry_reason: str | None = None
     usage_prompt_tokens: int | None = None
     finished: Finished | None = None
-    # The thinking's deltas as they came (only appended, on the network side) and the first
-    # answer token after them: the reply's reasoning block reads both (reasoning_block.py).
+    # The thinking's deltas as they came (only appended, on the network side): the reply's
+    # reasoning block reads them (reasoning_block.py).
     reasoning: list[str] = field(default_factory=list)
+    # The answer's first token (after any reasoning), and the last pause the engine saw (it is
+    # over once a token arrived after `paused_at`).
     first_answer_at: float | None = None
+    paused_since: float | None = None
+    paused_at: float | None = None
 
 
 class RequestRunner:
@@ -171,6 +176,9 @@ class RequestRunner:
                 state.retry_reason = event.reason  # type: ignore[union-attr]
             elif kind is UsageReported:
                 state.usage_prompt_tokens = event.prompt_tokens  # type: ignore[union-attr]
+            elif kind is Paused:
+                state.paused_since = event.since  # type: ignore[union-attr]
+                state.paused_at = event.at
             elif kind is Finished:
                 finished = event  # type: ignore[assignment]
                 self.writer.end()  # the tail is written now, not after the throttle pause

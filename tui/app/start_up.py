@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
     from tui.config import Config
     from tui.engine.client import ChatClient
-    from tui.engine.tokens import TokenCounter
+    from tui.engine.tokens import PromptCounter, TokenCounter
     from tui.wiring import Endpoint
 
 
@@ -49,7 +49,7 @@ class EngineLink:
         self._endpoint_stack = ExitStack()
         self.network = NetworkLoop()  # the engine client's own loop (thread)
         self.client: ChatClient | None = None
-        self.counter: TokenCounter | None = None
+        self.counter: PromptCounter | None = None  # ServerCounts once the server counts
         self.models: list[str] = list(config.models) or [config.model]
         self.listed_models: list[str] | None = None  # what GET /models answered, if it did
         self.connected = False  # list_models() has answered (or failed)

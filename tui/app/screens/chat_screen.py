@@ -18,6 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
 from textual.widgets import Footer, Header, TextArea
 
+from tui.app.exact_counts import ExactCounts
 from tui.app.keymap import CHAT_BINDINGS
 from tui.app.model_choice import (
     CHAT,
@@ -28,6 +29,7 @@ from tui.app.model_choice import (
     endpoint_key,
     unlisted_notice,
 )
+from tui.app.panel_fit import PanelFit
 from tui.app.render import RenderScreen
 from tui.app.reply_turn import PANEL_TICK_S, ReplyTurn, reply_status
 from tui.app.widgets.budget_gauge import BudgetFigures
@@ -88,8 +90,9 @@ class ChatScreen(RenderScreen):
         self.preview: TrimPreview | None = None
         self.last_record: RequestRecord | None = None
         self._preview_timer: Timer | None = None
-        # The user's toggle beats the width rule.
-        self._panel_forced: bool | None = False if preferences.side_panel_collapsed else None
+        # The user's F10 beats the width rule until the terminal crosses it.
+        self.panel_fit = PanelFit(NARROW_WIDTH, preferences.side_panel_collapsed)
+        self.exact_counts = ExactCounts(engine)  # the server's own counts, for the gauge
         self.mounted = asyncio.Event()  # its widgets are there and the prompt has the focus
 
     @property
@@ -139,8 +142,10 @@ class ChatScreen(RenderScreen):
         return self.engine.endpoint.simulated
 
     def endpoint_label(self) -> str:
-        simulated = " (simulated)" if self.simulated else ""
-        return f"{self.session.model} · {host_label(self.engine, self.config)}{simulated}"
+        # "simulated" first: a narrow terminal cuts the title's end, and with the panel
+        # collapsed the title is what says the figures are simulated.
+        simulated = "simulated · " if self.simulated else ""
+        return f"{simulated}{self.session.model} · {host_label(self.engine, self.config)}"
 
     def engine_opened(self) -> None:
         """The engine is open (start-up): the endpoint's real address, the trim preview."""
@@ -153,6 +158,7 @@ class ChatScreen(RenderScreen):
         self.check_model()  # the endpoint has listed its models by now
         if not self.busy:
             self.prepare_turn()
+        self.update_preview()  # connected: a tokenizer found in an earlier run can count now
 
     def _theme_changed(self, _theme: object) -> None:
         # Rich styles in the panel captured the old colours: re-render them once.
@@ -200,11 +206,15 @@ class ChatScreen(RenderScreen):
 
     def update_preview(self) -> None:
         prompt = self.query_one_optional(PromptInput)
-        counter = self.engine.counter
-        if counter is None or prompt is None:
+        if self.engine.counter is None or prompt is None:
             return  # the engine is not ready yet, or the app is closing (a late debounce timer)
-        self.preview = self.session.preview(prompt.text, counter)
+        self.preview = self.exact_counts.preview(self.session, prompt.text)
         self._show_preview()
+        # The server's tokenizer is probed once a request has been answered (never before).
+        answered = self.last_record is not None
+        self.exact_counts.count_later(
+            self.app, self.session, prompt.text, self.update_preview, may_probe=answered
+        )
 
     def _show_preview(self) -> None:
         preview = self.preview
@@ -454,8 +464,7 @@ class ChatScreen(RenderScreen):
         self.prepare_turn()
 
     def action_toggle_panel(self) -> None:
-        visible = not self.query_one(LatencyPanel).display
-        self._panel_forced = visible
+        visible = self.panel_fit.toggle(self.app.size.width, self.query_one(LatencyPanel).display)
         self.query_one(LatencyPanel).display = visible
         if self.remember:
             self.preferences.side_panel_collapsed = not visible
@@ -463,11 +472,10 @@ class ChatScreen(RenderScreen):
 
     def fit_panel(self, width: int) -> None:
         """The terminal is `width` columns wide now: the panel shows if it fits, unless the
-        user chose."""
-        forced = self._panel_forced
+        user chose (on this side of the width rule)."""
         panel = self.query_one_optional(LatencyPanel)
         if panel is not None:
-            panel.display = width >= NARROW_WIDTH if forced is None else forced
+            panel.display = self.panel_fit.visible(width)
 
     def action_scroll_chat(self, pages: int) -> None:
         """Page the chat from anywhere (the prompt keeps the focus); paging back down to the

@@ -1,4 +1,5 @@
-"""Help: every key binding in one table, grouped, closed with Esc (or F1 / ? again)."""
+"""Help: every key binding in one table, grouped, then what the latency panel's figures mean;
+closed with Esc (or F1 / ? again)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ from textual.binding import Binding, BindingType
 from textual.containers import Grid, Vertical, VerticalScroll
 from textual.widgets import Label, Static
 
+from tui.app.figure_meanings import FIGURE_MEANINGS
 from tui.app.screens.modal_once import ModalOnce
 
 # (key as displayed, what it does, group heading)
 HelpEntry = tuple[str, str, str]
+FIGURES_HEADING = "What the figures mean"
 
 
 class HelpScreen(ModalOnce[None]):
@@ -78,9 +81,15 @@ class HelpScreen(ModalOnce[None]):
         Binding("question_mark", "close", "Close", show=False),
     ]
 
-    def __init__(self, bindings: Sequence[HelpEntry], title: str = "Keys") -> None:
+    def __init__(
+        self,
+        bindings: Sequence[HelpEntry],
+        title: str = "Keys",
+        meanings: Sequence[tuple[str, str]] = FIGURE_MEANINGS,
+    ) -> None:
         super().__init__()
         self.entries = list(bindings)
+        self.entries += [(figure, meaning, FIGURES_HEADING) for figure, meaning in meanings]
         self.title_text = title
 
     def compose(self) -> ComposeResult:

@@ -1,7 +1,8 @@
 """Prompt tokens against the budget, with reserve_for_output drawn after it.
 
 One line bar: the kept prompt (solid), what trimming drops (hatched), the free budget, and the
-output reserve; then the figures, before -> after trimming.
+output reserve; then the figures, before -> after trimming. The figures are the server's own
+count when its tokenizer counted every message (no `≈`), else the calibrated local estimate.
 """
 
 from __future__ import annotations
@@ -76,8 +77,12 @@ class BudgetGauge(Static):
             line.append(f"{_fmt(f.tokens_after)}", style="bold")
         else:
             line.append(f"{approx}{_fmt(f.tokens_after)}", style="bold")
-        line.append(f" / {_fmt(f.budget)} budget", style="dim")
+        line.append(f" / {_fmt(f.budget)}", style="dim")
         if over:
-            line.append("  over!", style=f"bold {theme.error}")
-        reserve_line = Text(f"+ {_fmt(f.reserve)} reserved for output", style="dim")
-        return Text("\n").join([bar, line, reserve_line])
+            line.append(" over!", style=f"bold {theme.error}")
+        reserved = f" +{_fmt(f.reserve)} out"
+        # The word "budget" where the line has room for it: one line in the panel's width.
+        if len(line) + len(" budget") + len(reserved) <= width:
+            line.append(" budget", style="dim")
+        line.append(reserved, style="dim")
+        return Text("\n").join([bar, line])

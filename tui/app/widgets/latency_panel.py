@@ -1,8 +1,12 @@
-"""The side panel: TTFT (large, coloured by level), timings, prompt tokens and budget, the
-trimming/streaming switches, the TTFT history, model and endpoint.
+"""The side panel: TTFT (large, coloured by its one verdict), where it went (the waterfall),
+timings, prompt tokens and budget, the trimming/streaming switches, the TTFT history, model and
+endpoint.
 
 It is never updated per token: the app calls `show_live` from a ~10 Hz timer with fields the
-request runner sets, and every `show_*` skips widgets whose text did not change.
+request runner sets, and every `show_*` skips widgets whose text did not change. The endpoint
+section is docked at the panel's foot, so a long chat's figures never push "simulated" off
+the screen; the sections above it keep a fixed number of lines where they can, so a new reply
+moves nothing below them.
 """
 
 from __future__ import annotations
@@ -13,15 +17,19 @@ from typing import Any, TypeVar
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Digits, Static
 
+from tui.app.figure_meanings import tooltip
 from tui.app.live_figures import LiveFigures
 from tui.app.render import StoreSizeWithoutRelayout
 from tui.app.widgets.budget_gauge import BudgetFigures, BudgetGauge
-from tui.app.widgets.ttft_history import TtftHistory, TtftSample, format_ms
+from tui.app.widgets.ttft_history import TtftHistory, TtftSample, cached_tokens_of, format_ms
+from tui.app.widgets.ttft_waterfall import TtftWaterfall, WaterfallFigures
+from tui.engine.anatomy import ttft_anatomy
 from tui.engine.metrics import RequestRecord, Thresholds
+from tui.engine.request_classes import ClassChoice
 
 LEVEL_CLASSES = ("-ok", "-warn", "-error", "-idle")
 Method = TypeVar("Method", bound=Callable[..., None])
@@ -52,14 +60,41 @@ def _digits_value(ms: float) -> tuple[str, str]:
     return f"{ms / 1000:.1f}", "s"
 
 
-def _rows(rows: list[tuple[str, str]]) -> Text:
+Row = tuple[str, str, str, str]  # label, value, second label, second value
+
+
+def _rows(rows: list[Row], extra: Text | None = None) -> Text:
+    """Two figures a line ("TTFB  8 ms       total  1.89 s"), then `extra`'s lines."""
     text = Text()
-    for i, (label, value) in enumerate(rows):
+    for i, (label, value, label_2, value_2) in enumerate(rows):
         if i:
             text.append("\n")
-        text.append(f"{label:<10}", style="dim")
-        text.append(value)
+        text.append(f"{label:<7}", style="dim")
+        text.append(f"{value:<10}")
+        text.append(f"{label_2:<7}" if label_2 else "", style="dim")
+        text.append(value_2)
+    if extra is not None and extra.plain:
+        text.append("\n")
+        text.append_text(extra)
     return text
+
+
+def _lines(*lines: Text | None) -> Text:
+    return Text("\n").join(line for line in lines if line is not None and line.plain)
+
+
+SWITCHES_HINT = (
+    "trimming and streaming for the next request (ctrl+t, f3); trimming drops messages by the "
+    "strategy until the prompt fits the budget (ctrl+up / ctrl+down change it)"
+)
+ENDPOINT_HINT = (
+    "the model and the endpoint's host; simulated: the figures come from the embedded demo "
+    "endpoint's latency model, not from a real server"
+)
+WAITING_NOTE = "waiting for the first token…"
+STREAMING_NOTE = "its parts: when the reply ends"
+BUFFERED_NOTE = "⚠ buffered: a proxy held the stream, TTFT is the whole reply"
+BUFFERED_FIX = "fix: nginx proxy_buffering off, X-Accel-Buffering: no, or base_url past the proxy"
 
 
 class PanelText(StoreSizeWithoutRelayout, Static):
@@ -108,25 +143,51 @@ class LatencyPanel(VerticalScroll):
             call()
 
     def _widgets(self) -> list[Widget]:
+        def text(content: str = "", **kwargs: Any) -> PanelText:
+            hint = kwargs.pop("tooltip", None)
+            widget = PanelText(content, **kwargs)
+            widget.tooltip = hint
+            return widget
+
+        history_hint = (
+            "this chat's TTFTs, one bar per reply coloured by its verdict, then the last two: "
+            "TTFT, trimming on/off, prompt tokens, and whether the server's prefix cache "
+            "served part of the prompt (warm, with the share cached) or not (cold)"
+        )
+        waterfall = TtftWaterfall(id="waterfall")
+        waterfall.tooltip = tooltip("waterfall")
+        budget = BudgetGauge(id="budget")
+        budget.tooltip = tooltip("prompt")
+        history = TtftHistory(self.thresholds, id="history")
+        history.tooltip = history_hint
         return [
-            PanelText("TTFT", id="ttft-label", classes="section"),
+            text("TTFT", id="ttft-label", tooltip=tooltip("TTFT")),
             Horizontal(
                 PanelDigits("--", id="ttft", classes="-idle"),
                 PanelText("", id="ttft-unit"),
                 id="ttft-row",
             ),
-            PanelText("", id="ttft-note"),
-            PanelText("", id="timings"),
-            PanelText("prompt", classes="section"),
-            PanelText("", id="prompt-tokens"),
-            BudgetGauge(id="budget"),
-            PanelText("", id="trim-note"),
-            PanelText("switches", classes="section"),
-            PanelText("", id="switches"),
-            PanelText("TTFT this chat", classes="section"),
-            TtftHistory(id="history"),
-            PanelText("endpoint", classes="section"),
-            PanelText("", id="endpoint"),
+            text(id="ttft-note", tooltip=tooltip("target")),
+            waterfall,
+            text(
+                id="timings",
+                tooltip=tooltip(
+                    "TTFB", "total", "TPOT", "tok/s", "cached", "answer", "pause", "buffered"
+                ),
+            ),
+            text("prompt", classes="section", tooltip=tooltip("prompt")),
+            text(id="prompt-tokens", tooltip=tooltip("prompt")),
+            budget,
+            text(id="trim-note"),
+            text("switches", id="switches-title", classes="section", tooltip=SWITCHES_HINT),
+            text(id="switches"),
+            text("TTFT this chat", classes="section", tooltip=history_hint),
+            history,
+            Vertical(
+                text("endpoint", classes="section", tooltip=ENDPOINT_HINT),
+                text(id="endpoint", tooltip=ENDPOINT_HINT),
+                id="endpoint-section",
+            ),
         ]
 
     @_once_filled
@@ -146,6 +207,7 @@ class LatencyPanel(VerticalScroll):
         """The theme changed: Rich styles captured the old colours, render everything again."""
         self._shown.clear()
         self.query_one(BudgetGauge).figures = None
+        self.query_one(TtftWaterfall).redraw()
 
     @_once_filled
     def refresh_history(self) -> None:
@@ -178,74 +240,119 @@ class LatencyPanel(VerticalScroll):
         self._set("ttft-unit", unit)
         self._set("ttft-label", Text.assemble(("TTFT  ", "bold"), (label, "dim")))
 
-    def _level_class(self, ms: float | None) -> str:
-        level = self.thresholds.level(ms)
+    def _level_class(self, ms: float | None, target_ms: float | None = None) -> str:
+        """The one verdict's colour: the class target is the ok/warn boundary."""
+        level = self.thresholds.for_target(target_ms).level(ms)
         return f"-{level.value}" if level else "-idle"
 
+    def _verdict(self, name: str | None, target_ms: float | None, met: bool | None) -> Text:
+        """ "short_qa ≤ 500 ms ✓ met": the class, its target and (once known) the verdict."""
+        note = Text()
+        if name is None:
+            return note
+        note.append(f"{name} ≤ {format_ms(target_ms)} ", style="dim")
+        theme = self.app.current_theme
+        if met is True:
+            note.append("✓ met", style=f"bold {theme.success}")
+        elif met is False:
+            note.append("✗ missed", style=f"bold {theme.error}")
+        return note
+
     @_once_filled
-    def show_live(self, live: LiveFigures) -> None:
+    def show_live(self, live: LiveFigures, expected: ClassChoice | None = None) -> None:
+        target = expected.request_class.ttft_target_ms if expected is not None else None
+        name = expected.request_class.name if expected is not None else None
         if live.ttft_ms is None:
-            self._set_ttft(live.elapsed_ms, self._level_class(live.elapsed_ms), "waiting…")
+            shown_ms = live.elapsed_ms
+            # Over its target while still waiting: missed already, said at once.
+            met = False if target is not None and shown_ms > target else None
+            self._set_ttft(shown_ms, self._level_class(shown_ms, target), "waiting…")
         else:
-            self._set_ttft(live.ttft_ms, self._level_class(live.ttft_ms), "streaming")
+            shown_ms = live.ttft_ms
+            met = None if target is None else shown_ms <= target
+            label = "thinking…" if live.thinking else "streaming"
+            if live.answer_ms is not None:  # after reasoning: the answer's wait, beside TTFT
+                label = f"answer {format_ms(live.answer_ms)}"
+            self._set_ttft(shown_ms, self._level_class(shown_ms, target), label)
+        self._set("ttft-note", self._verdict(name, target, met))
+        waterfall = self.query_one(TtftWaterfall)
+        waterfall.show_pending(WAITING_NOTE if live.ttft_ms is None else STREAMING_NOTE)
         rate = tpot = "—"
         if live.tokens >= MIN_TOKENS_FOR_RATE and live.decode_s > 0 and live.ttft_ms:
             rate = f"{(live.tokens - 1) / live.decode_s:.0f} tok/s"
             tpot = f"{live.decode_s * 1000 / (live.tokens - 1):.1f} ms"
-        self._set("ttft-note", Text("", style="dim"))
-        self._set(
-            "timings",
-            _rows(
-                [
-                    ("TTFB", format_ms(live.ttfb_ms)),
-                    ("total", format_ms(live.elapsed_ms) + " …"),
-                    ("TPOT", tpot),
-                    ("output", rate),
-                    ("tokens", f"{live.tokens:,}"),
-                    ("retries", str(live.retries)),
-                ]
-            ),
-        )
+        theme = self.app.current_theme
+        pause = None
+        if live.paused_ms is not None:
+            pause = Text(
+                f"‖ no token for {live.paused_ms / 1000:.1f} s…", style=f"bold {theme.warning}"
+            )
+        rows: list[Row] = [
+            ("TTFB", format_ms(live.ttfb_ms), "total", format_ms(live.elapsed_ms) + " …"),
+            ("TPOT", tpot, "", rate),
+            ("tokens", f"{live.tokens:,}", "retry", str(live.retries)),
+        ]
+        self._set("timings", _rows(rows, _lines(pause)))
 
     @_once_filled
     def show_record(self, record: RequestRecord) -> None:
         label = "non-streamed = total" if not record.streamed else record.status.value
         if record.status.value == "ok":
             label = "" if record.streamed else "non-streamed = total"
-        self._set_ttft(record.ttft_ms, self._level_class(record.ttft_ms), label)
-        note = Text()
-        if record.request_class:
-            # One line in the panel's width: "short_qa ≤ 500 ms ✓ met".
-            target = format_ms(record.ttft_target_ms)
-            note.append(f"{record.request_class} ≤ {target} ", style="dim")
-            if record.target_met is True:
-                note.append("✓ met", style=f"bold {self.app.current_theme.success}")
-            elif record.target_met is False:
-                note.append("✗ missed", style=f"bold {self.app.current_theme.error}")
-        self._set("ttft-note", note)
+        answer = record.time_to_first_answer_ms
+        if answer is not None and record.ttft_ms is not None and answer > record.ttft_ms:
+            # A reasoning model: the wait for its answer, beside TTFT.
+            label = " · ".join(part for part in (label, f"answer {format_ms(answer)}") if part)
+        target = record.ttft_target_ms
+        self._set_ttft(record.ttft_ms, self._level_class(record.ttft_ms, target), label)
+        self._set("ttft-note", self._verdict(record.request_class, target, record.target_met))
+        anatomy = ttft_anatomy(record)
+        waterfall = self.query_one(TtftWaterfall)
+        if anatomy is None:
+            waterfall.show_pending("no first token: nothing to take apart")
+        else:
+            waterfall.show(WaterfallFigures(anatomy, record.connection_reused))
         rate = f"{record.output_tokens_per_s:.0f} tok/s" if record.output_tokens_per_s else "—"
         tpot = f"{record.tpot_ms:.1f} ms" if record.tpot_ms is not None else "—"
         tokens = "—" if record.output_tokens is None else f"{record.output_tokens:,}"
-        self._set(
-            "timings",
-            _rows(
-                [
-                    ("TTFB", format_ms(record.ttfb_ms)),
-                    ("total", format_ms(record.total_ms)),
-                    ("TPOT", tpot),
-                    ("output", rate),
-                    ("tokens", tokens),
-                    ("retries", str(record.retries)),
-                ]
-            ),
-        )
+        gap = format_ms(record.longest_gap_ms) if record.longest_gap_ms is not None else "—"
+        rows: list[Row] = [
+            ("TTFB", format_ms(record.ttfb_ms), "total", format_ms(record.total_ms)),
+            ("TPOT", tpot, "", rate),
+            ("tokens", tokens, "gap", gap),
+        ]
+        self._set("timings", _rows(rows, self._record_notes(record)))
+
+    def _record_notes(self, record: RequestRecord) -> Text:
+        """The lines only some replies have: cached and reasoning tokens, pauses, retries,
+        buffering."""
+        theme = self.app.current_theme
+        lines: list[Text | None] = []
+        cached = cached_tokens_of(record)
+        if cached is not None:
+            server = record.server or {}
+            of = server.get("prompt_tokens") or record.prompt_tokens_usage
+            whole = f" of {of:,}" if isinstance(of, int) else ""
+            lines.append(Text.assemble(("cached ", "dim"), f"{cached:,}{whole}"))
+        if record.reasoning_tokens:
+            lines.append(Text.assemble(("thinking ", "dim"), f"{record.reasoning_tokens:,} tok"))
+        if record.pauses:
+            pauses = f"‖ {record.pauses} pause{'s' * (record.pauses != 1)}, the reply went on"
+            lines.append(Text(pauses, style=theme.warning or "yellow"))
+        if record.retries:
+            lines.append(Text.assemble(("retries ", "dim"), str(record.retries)))
+        if record.buffered:
+            lines.append(Text(BUFFERED_NOTE, style=f"bold {theme.warning}"))
+            lines.append(Text(BUFFERED_FIX, style="dim"))
+        return _lines(*lines)
 
     @_once_filled
     def show_idle(self) -> None:
         self._set_ttft(None, "-idle", "")
         self._set("ttft-note", Text("send a message to measure", style="dim"))
-        rows = [("TTFB", "—"), ("total", "—"), ("TPOT", "—"), ("output", "—")]
-        self._set("timings", _rows([*rows, ("tokens", "—"), ("retries", "—")]))
+        self.query_one(TtftWaterfall).show(None)
+        rows: list[Row] = [("TTFB", "—", "total", "—"), ("TPOT", "—", "", "—")]
+        self._set("timings", _rows([*rows, ("tokens", "—", "gap", "—")]))
 
     @_once_filled
     def show_prompt(
@@ -257,18 +364,15 @@ class LatencyPanel(VerticalScroll):
         dropped_messages: int = 0,
         dropped_tokens: int = 0,
         trimming: bool = True,
+        actual_source: str = "usage",
     ) -> None:
+        # The next request's count is the gauge's; this line is what the server said of the
+        # last one. It is there before the first reply too ("—"), so nothing shifts.
         text = Text()
-        if tokens is None:
-            text.append("counting tokens…", style="dim")
-        else:
-            text.append(("" if exact else "≈") + f"{tokens:,}", style="bold")
-            text.append(" tokens next request", style="dim")
-        # The second line is there before the first reply too ("—"), so the panel does not
-        # shift down when it fills in (a shift repaints every section below it).
-        text.append("\n")
+        text.append("last sent ", style="dim")
         text.append("—" if actual is None else f"{actual:,}", style="bold")
-        text.append(" sent last time (usage)", style="dim")
+        if actual is not None:
+            text.append(f" tokens ({actual_source})", style="dim")
         self._set("prompt-tokens", text)
         note = Text()
         if dropped_messages:
@@ -290,30 +394,26 @@ class LatencyPanel(VerticalScroll):
         def switch(on: bool) -> tuple[str, str]:
             return ("● on " if on else "○ off", f"bold {theme.success}" if on else "dim")
 
+        # The strategy beside the title, the budget in the gauge: the switches take one line.
+        title = Text.assemble(("switches", "bold"), (f"  trimming by {strategy}", "dim"))
+        self._set("switches-title", title)
         text = Text()
-        text.append(f"{'trimming':<10}", style="dim")
+        text.append("trim ", style="dim")
         text.append(*switch(trimming))
-        text.append("  ctrl+t\n", style="dim")
-        text.append(f"{'streaming':<10}", style="dim")
+        text.append(" ^t  ", style="dim")
+        text.append("stream ", style="dim")
         text.append(*switch(streaming))
-        text.append("  f3\n", style="dim")
-        text.append(f"{'strategy':<10}", style="dim")
-        text.append(f"{strategy}\n")
-        text.append(f"{'budget':<10}", style="dim")
-        text.append(f"{budget:,}")
-        text.append(f" + {reserve:,} out", style="dim")
+        text.append(" f3", style="dim")
         self._set("switches", text)
 
     @_once_filled
     def show_endpoint(self, model: str, host: str, simulated: bool) -> None:
+        accent = f"italic {self.app.current_theme.accent}"
         text = Text()
-        text.append(f"{'model':<10}", style="dim")
+        text.append("model ", style="dim")
         text.append(f"{model}\n", style="bold")
-        text.append(f"{'host':<10}", style="dim")
+        text.append("host  ", style="dim")
         text.append(host)
         if simulated:
-            text.append("\n")
-            text.append(
-                f"{'':<10}simulated (demo)", style=f"italic {self.app.current_theme.accent}"
-            )
+            text.append(" simulated", style=accent)
         self._set("endpoint", text)

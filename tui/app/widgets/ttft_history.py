@@ -1,18 +1,29 @@
-"""The last TTFTs of this chat as a sparkline, plus the last two side by side (the trimming
-off vs on demo: send once each way and compare)."""
+"""This chat's TTFTs: a sparkline, one bar per reply coloured by its own verdict, then the last
+two side by side (the trimming off vs on demo: send once each way and compare), each saying
+whether the server's prefix cache served part of its prompt (warm) or not (cold).
+
+When the last two differ in trimming, a fourth line gives the change in TTFT and whether the
+two are alike in cache: a server that reuses the previous prompt's prefix (llama.cpp, vLLM,
+OpenAI, the demo's `prefix_cache`) serves the second send's shared opening from its cache, so
+off-then-on and on-then-off give different gains unless both were cold.
+
+Always four lines, so a new reply never moves the sections below.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.containers import Vertical
-from textual.widgets import Sparkline, Static
+from textual.widgets import Static
 
-from tui.engine.metrics import RequestRecord, RequestStatus
+from tui.engine.metrics import RequestRecord, RequestStatus, Thresholds, TtftLevel
 
 HISTORY_LENGTH = 30
+BARS = "▁▂▃▄▅▆▇█"
+# Under this share of the prompt served from the cache a request is cold: a cold request to a
+# llama.cpp server still reuses the chat template's first few tokens.
+WARM_SHARE = 0.05
 
 
 @dataclass(frozen=True)
@@ -21,6 +32,8 @@ class TtftSample:
     trimmed: bool
     streamed: bool
     prompt_tokens: int | None
+    ttft_target_ms: float | None = None
+    cached_tokens: int | None = None  # None: the server did not say
 
     @classmethod
     def of(cls, record: RequestRecord) -> TtftSample | None:
@@ -28,7 +41,28 @@ class TtftSample:
         if record.ttft_ms is None or record.status == RequestStatus.ERROR:
             return None
         prompt_tokens = record.prompt_tokens_usage or record.tokens_after
-        return cls(record.ttft_ms, record.trim_enabled, record.streamed, prompt_tokens)
+        return cls(
+            record.ttft_ms,
+            record.trim_enabled,
+            record.streamed,
+            prompt_tokens,
+            record.ttft_target_ms,
+            cached_tokens_of(record),
+        )
+
+    @property
+    def cache_label(self) -> str:
+        """ "cold", "warm 33%", or "" when the server did not report its cache."""
+        if self.cached_tokens is None or not self.prompt_tokens:
+            return ""
+        share = self.cached_tokens / self.prompt_tokens
+        return "cold" if share < WARM_SHARE else f"warm {share:.0%}"
+
+
+def cached_tokens_of(record: RequestRecord) -> int | None:
+    server = record.server or {}
+    cached = server.get("cached_tokens")
+    return cached if isinstance(cached, int) and not isinstance(cached, bool) else None
 
 
 def format_ms(ms: float | None) -> str:
@@ -41,22 +75,22 @@ def format_ms(ms: float | None) -> str:
     return f"{ms:.0f} ms"
 
 
-class TtftHistory(Vertical):
-    DEFAULT_CSS = """
-    TtftHistory { height: auto; }
-    TtftHistory Sparkline { height: 2; }
-    TtftHistory #compare { height: auto; }
-    """
+def _tokens(n: int | None) -> str:
+    if not n:
+        return "—"
+    return f"{n:,}" if n < 100_000 else f"{n // 1000}k"
 
-    def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+
+class TtftHistory(Static):
+    DEFAULT_CSS = "TtftHistory { height: 4; }"
+
+    def __init__(self, thresholds: Thresholds | None = None, **kwargs: object) -> None:
+        super().__init__("", **kwargs)  # type: ignore[arg-type]
+        self.thresholds = thresholds or Thresholds()
         self.samples: list[TtftSample] = []
 
-    def compose(self) -> ComposeResult:
-        spark = Sparkline([], id="spark")
-        spark.display = False
-        yield spark
-        yield Static(Text("no requests yet", style="dim"), id="compare")
+    def on_mount(self) -> None:
+        self.refresh_view()
 
     def add(self, sample: TtftSample) -> None:
         self.samples.append(sample)
@@ -67,23 +101,74 @@ class TtftHistory(Vertical):
         self.samples.clear()
         self.refresh_view()
 
+    def on_resize(self) -> None:
+        self.refresh_view()
+
     def refresh_view(self) -> None:
-        spark = self.query_one("#spark", Sparkline)
-        spark.data = [s.ttft_ms for s in self.samples]
-        spark.display = len(self.samples) >= 2  # one sample is a solid block, not a trend
-        compare = self.query_one("#compare", Static)
+        if self.is_mounted:
+            self.update(self.render_history(self.content_size.width or 34))
+
+    def _style(self, sample: TtftSample) -> str:
+        theme = self.app.current_theme
+        level = self.thresholds.for_target(sample.ttft_target_ms).level(sample.ttft_ms)
+        if level == TtftLevel.OK:
+            return theme.success or "green"
+        if level == TtftLevel.WARN:
+            return theme.warning or "yellow"
+        return theme.error or "red"
+
+    def render_history(self, width: int) -> Text:
         if not self.samples:
-            compare.update(Text("no requests yet", style="dim"))
-            return
+            return Text("no requests yet", style="dim")
+        return Text("\n").join([self.sparkline(width), self.comparison()])
+
+    def sparkline(self, width: int) -> Text:
+        """One cell per reply, newest right, heights from zero to this chat's slowest, so one
+        value is one full bar and two values are two bars in proportion."""
+        scale = f"  max {format_ms(max(s.ttft_ms for s in self.samples))}"
+        shown = self.samples[-max(1, width - len(scale)) :]
+        top = max(s.ttft_ms for s in shown) or 1.0
+        line = Text()
+        for sample in shown:
+            level = min(len(BARS) - 1, max(0, round(sample.ttft_ms / top * len(BARS)) - 1))
+            line.append(BARS[level], style=self._style(sample))
+        line.append(scale, style="dim")
+        return line
+
+    def comparison(self) -> Text:
         text = Text()
         last_two = self.samples[-2:]
-        for label, sample in zip(("prev", "last"), last_two[-2:], strict=False):
-            if len(last_two) == 1:
-                label = "last"
-            trim = "trim on " if sample.trimmed else "trim off"
-            tokens = f" {sample.prompt_tokens:,} tok" if sample.prompt_tokens else ""
+        labels = ("prev", "last") if len(last_two) == 2 else ("last",)
+        for i, (label, sample) in enumerate(zip(labels, last_two, strict=True)):
+            if i:
+                text.append("\n")
             text.append(f"{label:<5}", style="dim")
-            text.append(f"{format_ms(sample.ttft_ms):>8}", style="bold")
-            text.append(f"  {trim}{tokens}\n", style="dim")
-        text.rstrip()
-        compare.update(text)
+            text.append(f"{format_ms(sample.ttft_ms):>7}", style=f"bold {self._style(sample)}")
+            trim = "on " if sample.trimmed else "off"
+            text.append(f"  {trim} {_tokens(sample.prompt_tokens):>6}", style="dim")
+            if sample.cache_label:
+                text.append(f"  {sample.cache_label}", style="dim")
+        if len(last_two) == 2 and last_two[0].trimmed != last_two[1].trimmed:
+            text.append("\n")
+            text.append_text(trim_gain(*last_two))
+        return text
+
+
+def trim_gain(before: TtftSample, after: TtftSample) -> Text:
+    """ "−47 % with trim on · last warm": the change, and whether the cache was alike."""
+    change = after.ttft_ms / before.ttft_ms - 1 if before.ttft_ms > 0 else 0.0
+    sign = "−" if change < 0 else "+"
+    switch = "on" if after.trimmed else "off"
+    text = Text(f"{sign}{abs(change):.0%} with trim {switch}", style="bold")
+    labels = (before.cache_label, after.cache_label)
+    if all(labels):
+        warm = [label.startswith("warm") for label in labels]
+        if not any(warm):
+            text.append(" · both cold", style="dim")
+        elif warm == [False, True]:
+            text.append(" · last warm", style="dim")
+        elif warm == [True, False]:
+            text.append(" · prev warm", style="dim")
+        else:
+            text.append(" · both warm", style="dim")
+    return text
