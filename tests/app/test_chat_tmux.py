@@ -17,7 +17,7 @@ from tui.demo.latency_model import latency_model
 pytestmark = pytest.mark.skipif(
     shutil.which("tmux") is None, reason="tmux is not installed (needed to drive a real terminal)"
 )
-READY = "tokens next request"
+READY = "/ 6,000"  # the budget gauge: counted, so connected
 
 
 @pytest.fixture
