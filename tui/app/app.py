@@ -23,6 +23,7 @@ from tui.app.keymap import APP_BINDINGS, HELP_ENTRIES, PALETTE_COMMANDS
 from tui.app.render import notices, repaint_everything
 from tui.app.screens.chat_screen import ChatScreen
 from tui.app.start_up import EngineLink, StartUp
+from tui.app.untrusted import shown, shown_line
 
 if TYPE_CHECKING:
     from tui.config import Config
@@ -123,6 +124,11 @@ class FirstTokenApp(App[None]):
 
     def _warn(self, message: str) -> None:
         self.notify(message, severity="warning")
+
+    def notify(self, message: str, *, title: str = "", **options: Any) -> None:
+        """Every notification (a screen's or a widget's too) shown inert: some quote server
+        text or the history file (tui/app/untrusted.py)."""
+        super().notify(shown(message), title=shown_line(title), **options)
 
     # -- themes ------------------------------------------------------------------------------
 

@@ -19,6 +19,7 @@ from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from tui.app.untrusted import ReplyIntake
 from tui.engine.events import (
     Delta,
     Finished,
@@ -28,6 +29,7 @@ from tui.engine.events import (
     Retrying,
     UsageReported,
 )
+from tui.engine.inert import inert, inert_line
 
 if TYPE_CHECKING:
     from tui.app.widgets.reply_writer import ReplyWriter
@@ -107,6 +109,8 @@ class RequestRunner:
         self.client = client
         self.request = request
         self.writer = writer
+        # The exact text for the history; inert text for the writer (server text is untrusted).
+        self.intake = ReplyIntake(writer.feed)
         self.network = network
         self.cancel_event = asyncio.Event()  # waited on by the client, on the network loop
         self.state = RunState(sent_at=time.perf_counter())
@@ -141,7 +145,7 @@ class RequestRunner:
 
     async def _consume(self) -> Finished:
         state = self.state
-        feed = self.writer.feed
+        feed = self.intake.feed
         finished: Finished | None = None
         async for event in self.client.stream(self.request, self.cancel_event):
             kind = type(event)
@@ -150,6 +154,8 @@ class RequestRunner:
                 state.last_token_at = event.at
                 if event.kind == "content":  # type: ignore[union-attr]
                     feed(event.text)  # type: ignore[union-attr]
+                elif event.kind == "reasoning":  # type: ignore[union-attr]
+                    self.intake.feed_reasoning(event.text)  # type: ignore[union-attr]
             elif kind is FirstToken:
                 state.first_token_at = event.at
             elif kind is FirstByte:
@@ -159,11 +165,12 @@ class RequestRunner:
                     state.started_at = event.at
             elif kind is Retrying:
                 state.retries += 1
-                state.retry_reason = event.reason  # type: ignore[union-attr]
+                state.retry_reason = inert_line(event.reason)  # type: ignore[union-attr]
             elif kind is UsageReported:
                 state.usage_prompt_tokens = event.prompt_tokens  # type: ignore[union-attr]
             elif kind is Finished:
                 finished = event  # type: ignore[assignment]
+                self.intake.end()
                 self.writer.end()  # the tail is written now, not after the throttle pause
         assert finished is not None, "the client always ends with Finished"
         return finished
@@ -185,5 +192,5 @@ class RequestRunner:
                 self.cancel()
                 raise
         self.state.finished = finished
-        await self.writer.finish(finished.text)
+        await self.writer.finish(inert(finished.text))
         return finished

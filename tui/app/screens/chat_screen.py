@@ -21,6 +21,7 @@ from textual.widgets import Footer, Header, TextArea
 from tui.app.keymap import CHAT_BINDINGS
 from tui.app.render import RenderScreen
 from tui.app.reply_turn import PANEL_TICK_S, ReplyTurn, reply_status
+from tui.app.untrusted import reply_notes, shown, shown_chats, shown_line, shown_messages
 from tui.app.widgets.budget_gauge import BudgetFigures
 from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.latency_panel import LatencyPanel
@@ -112,7 +113,7 @@ class ChatScreen(RenderScreen):
         self.fit_panel(self.app.size.width)
         self.call_after_refresh(panel.fill)  # its widgets come right after the first frame
         if self.session.messages:
-            self.query_one(ChatLog).add_messages(self.session.messages)
+            self.query_one(ChatLog).add_messages(shown_messages(self.session.messages))
         # On the app, as the reply's workers: the screen's own queue carries its frames.
         self.app.set_interval(PANEL_TICK_S, self.turn.tick)
         prompt = self.query_one(PromptInput)
@@ -131,7 +132,8 @@ class ChatScreen(RenderScreen):
 
     def endpoint_label(self) -> str:
         simulated = " (simulated)" if self.simulated else ""
-        return f"{self.session.model} · {host_label(self.engine, self.config)}{simulated}"
+        model = shown_line(self.session.model)
+        return f"{model} · {shown_line(host_label(self.engine, self.config))}{simulated}"
 
     def engine_opened(self) -> None:
         """The engine is open (start-up): the endpoint's real address, the trim preview."""
@@ -153,7 +155,8 @@ class ChatScreen(RenderScreen):
 
     def _show_endpoint(self) -> None:
         host = host_label(self.engine, self.config)
-        self.query_one(LatencyPanel).show_endpoint(self.session.model, host, self.simulated)
+        model = shown_line(self.session.model)
+        self.query_one(LatencyPanel).show_endpoint(model, shown_line(host), self.simulated)
 
     def _show_switches(self) -> None:
         s = self.session
@@ -241,7 +244,8 @@ class ChatScreen(RenderScreen):
         self.session.start_over(messages)
         self.session.chat_id = chat_id
         conversation = self.session.conversation
-        await self.query_one(ChatLog).show_messages(self.session.messages, reply_notes)
+        shown_now = shown_messages(self.session.messages)
+        await self.query_one(ChatLog).show_messages(shown_now, reply_notes)
         if self.session.conversation != conversation:
             return False
         self.update_preview()
@@ -257,10 +261,7 @@ class ChatScreen(RenderScreen):
             return
         self.turn.cancel()  # its record is filed under the chat it was sent from
         # Each reply shows its model and figures again, as it did when it arrived.
-        notes = {
-            index: (record.model, reply_status(record))
-            for index, record in saved.reply_records().items()
-        }
+        notes = reply_notes(saved, reply_status)
         if not await self.load_messages(saved.messages, reply_notes=notes, chat_id=chat_id):
             return
         self.last_record = saved.records[-1] if saved.records else None
@@ -319,7 +320,7 @@ class ChatScreen(RenderScreen):
         if not chats:
             self.notify("no saved chats yet: a chat is saved when its first message is sent")
             return
-        self.app.push_screen(ChatPicker(chats, self.session.chat_id), self.open_chat)
+        self.app.push_screen(ChatPicker(shown_chats(chats), self.session.chat_id), self.open_chat)
 
     async def action_load_sample(self) -> None:
         if self.busy:
@@ -366,6 +367,7 @@ class ChatScreen(RenderScreen):
         if reply is None:
             self.notify("no reply to copy yet", severity="warning")
             return
+        reply = shown(reply)  # what the user saw, never a hidden escape sequence
         self.app.copy_to_clipboard(reply)
         self.notify(f"copied the last reply ({len(reply):,} characters)", timeout=2)
 
@@ -373,7 +375,7 @@ class ChatScreen(RenderScreen):
         from tui.app.code_blocks import last_code_block
 
         reply = self._last_reply_text()
-        code = last_code_block(reply) if reply else None
+        code = last_code_block(shown(reply)) if reply else None
         if code is None:
             self.notify("the last reply has no code block", severity="warning")
             return
@@ -400,7 +402,7 @@ class ChatScreen(RenderScreen):
         self.call_later(self._reload_chat)
 
     async def _reload_chat(self) -> None:
-        await self.query_one(ChatLog).show_messages(self.session.messages)
+        await self.query_one(ChatLog).show_messages(shown_messages(self.session.messages))
         self.update_preview()
         self.prepare_turn()
 
