@@ -81,6 +81,7 @@ class FirstTokenApp(App[None]):
             on_settled=self._start_up_settled,
         )
         self._notices_shown = 0
+        self.ended_by: int | None = None  # the signal that ended the app (signals.py)
         self._theme_errors = self._load_themes()
 
     @property
@@ -121,6 +122,12 @@ class FirstTokenApp(App[None]):
     def on_resize(self, event: events.Resize) -> None:
         # The event's size, not self.size: the app's own size is updated after this handler.
         self._chat.fit_panel(event.size.width)
+
+    def end_on_signals(self) -> None:
+        """SIGTERM and SIGHUP quit as Ctrl+Q does (the CLI's run; never in tests)."""
+        from tui.app.signals import end_on_signals
+
+        end_on_signals(self)
 
     def _warn(self, message: str) -> None:
         self.notify(message, severity="warning")
@@ -175,4 +182,5 @@ class FirstTokenApp(App[None]):
         if self.prompt_history is not None:
             self.prompt_history.save()  # a prompt sent just before quitting
         await self._chat.turn.stop()
+        self.history.close()  # a reply still arriving is saved as it stands (incomplete)
         await self.engine.close()  # the client, its loop, the demo server if one started

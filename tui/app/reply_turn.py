@@ -168,6 +168,7 @@ class ReplyTurn:
         runner.start()  # the request is on its way before any widget is built
         runner.chat_id = self.session.chat_id
         runner.conversation = self.session.conversation
+        runner.draft = self.history.reply_started(runner, engine.client)  # saved as it streams
         chat = self.screen.query_one(ChatLog)
         view = chat.next_reply(len(self.session.messages), shown_line(self.session.model))
         writer.markdown = view.markdown
@@ -270,7 +271,7 @@ class ReplyTurn:
     def save_reply(self, runner: RequestRunner, record: RequestRecord, text: str) -> None:
         if not runner.saved:  # once: a closing app may get here twice
             runner.saved = True
-            self.history.reply_done(runner.chat_id, record, text)
+            self.history.reply_done(runner.chat_id, record, text, runner.draft)
 
     async def stop(self) -> None:
         """The app is closing: a reply under way is cancelled, and its record and partial

@@ -32,6 +32,7 @@ from tui.engine.events import (
 from tui.engine.inert import inert, inert_line
 
 if TYPE_CHECKING:
+    from tui.app.reply_saving import Draft
     from tui.app.widgets.reply_writer import ReplyWriter
     from tui.engine.client import ChatClient, ChatRequest
 
@@ -118,6 +119,7 @@ class RequestRunner:
         self.chat_id: int | None = None  # the stored chat the reply belongs to
         self.conversation = 0  # ChatSession.conversation when it was sent
         self.saved = False  # its record (and reply) are in the store
+        self.draft: Draft | None = None  # its reply as saved while it streams
 
     def start(self) -> None:
         """Send now (on the network loop); `run()` later awaits the outcome."""

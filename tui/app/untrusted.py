@@ -61,11 +61,24 @@ def shown_models(models: Iterable[str]) -> list[str]:
 
 
 def reply_notes(saved: SavedChat, status: Callable[[Any], str]) -> dict[int, tuple[str, str]]:
-    """Each reopened reply's model and figures line, from its stored record."""
-    return {
-        index: (inert_line(record.model), inert_line(status(record)))
-        for index, record in saved.reply_records().items()
-    }
+    """Each reopened reply's model and figures line, from its stored record; a reply cut off
+    by a kill says so."""
+    from dataclasses import replace
+
+    from tui.engine.metrics import RequestStatus
+
+    notes = {}
+    for index, record in saved.reply_records().items():
+        if record.id in saved.incomplete:
+            figures = status(replace(record, status=RequestStatus.OK))
+            line = " · ".join(part for part in (INCOMPLETE_MARK, figures) if part)
+        else:
+            line = status(record)
+        notes[index] = (inert_line(record.model), inert_line(line))
+    return notes
+
+
+INCOMPLETE_MARK = "⚠ incomplete: firsttoken stopped before the reply ended"
 
 
 class ReplyIntake:
