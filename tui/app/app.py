@@ -47,6 +47,7 @@ class FirstTokenApp(App[None]):
         remember: bool = True,
         open_endpoint: Callable[[], AbstractContextManager[Endpoint]] | None = None,
         resume_chat: int | None = None,
+        history_problem: str | None = None,
     ) -> None:
         super().__init__()
         from tui.app.preferences import Preferences, PromptHistory
@@ -60,7 +61,8 @@ class FirstTokenApp(App[None]):
         remembered = self.preferences.last_model
         if remembered and config.origin("model") == "default":
             self.session.model = remembered
-        self.history = ChatHistory(store, self.session, self._warn)
+        self.history = ChatHistory(store, self.session, self._warn, self._history_unsaved)
+        self._history_problem = history_problem  # why the history file could not be opened
         self.engine = EngineLink(config, endpoint, open_endpoint)
         self._chat = ChatScreen(
             config=config,
@@ -100,6 +102,8 @@ class FirstTokenApp(App[None]):
         # Keys typed while the app starts are queued after this: they are handled once the
         # chat screen has composed itself and focused the prompt (else they would be lost).
         await self._chat.mounted.wait()
+        if self._history_problem:
+            self._history_unsaved(self._history_problem)
         for error in self._theme_errors:
             self.notify(error, title="theme file skipped", severity="warning", timeout=8)
         for warning in self.config.warnings:
@@ -131,6 +135,12 @@ class FirstTokenApp(App[None]):
 
     def _warn(self, message: str) -> None:
         self.notify(message, severity="warning")
+
+    def _history_unsaved(self, problem: str) -> None:
+        """In the chat, for the whole session: a toast fades, stderr hides behind the screen."""
+        from tui.app.history_warning import show_history_problem
+
+        show_history_problem(self._chat, problem)
 
     def notify(self, message: str, *, title: str = "", **options: Any) -> None:
         """Every notification (a screen's or a widget's too) shown inert: some quote server

@@ -52,18 +52,24 @@ class SavedChat:
 
 class ChatHistory:
     def __init__(
-        self, store: Store | None, session: ChatSession, warn: Callable[[str], None]
+        self,
+        store: Store | None,
+        session: ChatSession,
+        warn: Callable[[str], None],
+        unsaved: Callable[[str], None] | None = None,
     ) -> None:
         self.store = store
         self.session = session
         self._warn = warn
+        # A save that failed: said persistently by the app (history_warning.py).
+        self._unsaved = unsaved or warn
         self._loop: asyncio.AbstractEventLoop | None = None
         self.drafts = ReplyDrafts(store, self._warn_from_thread) if store is not None else None
 
     def _warn_from_thread(self, message: str) -> None:
         """The saver thread's warnings, shown by the UI's loop."""
         if self._loop is not None:
-            self._loop.call_soon_threadsafe(self._warn, message)
+            self._loop.call_soon_threadsafe(self._unsaved, message)
 
     def message_sent(self, message: dict[str, Any]) -> None:
         """`message` was just added to the session and is about to be sent."""
@@ -75,7 +81,7 @@ class ChatHistory:
             else:
                 self.store.add_message(self.session.chat_id, message)
         except Exception as error:  # history is not worth losing the reply over
-            self._warn(f"history not saved: {error}")
+            self._unsaved(f"history not saved: {error}")
 
     def past_changed(self, create: bool = False) -> None:
         """The stored chat follows a change to its past; with `create`, a conversation not
@@ -88,7 +94,7 @@ class ChatHistory:
             else:
                 self.store.sync_messages(self.session.chat_id, self.session.messages)
         except Exception as error:
-            self._warn(f"history not saved: {error}")
+            self._unsaved(f"history not saved: {error}")
 
     def reply_started(self, runner: RequestRunner, client: ChatClient) -> Draft | None:
         """A request was just handed to the engine: its reply is saved as it streams."""
@@ -132,7 +138,7 @@ class ChatHistory:
             else:
                 final()
         except Exception as error:
-            self._warn(f"history not saved: {error}")
+            self._unsaved(f"history not saved: {error}")
 
     def save_drafts_soon(self) -> None:
         """Save the replies under way now (signal-safe: the saver thread does it)."""
@@ -193,7 +199,7 @@ class ChatHistory:
         try:
             self.store.add_message(chat_id, reply)
         except Exception as error:  # a read-only history still shows it
-            self._warn(f"history not saved: {error}")
+            self._unsaved(f"history not saved: {error}")
 
     def _create_chat(self) -> None:
         assert self.store is not None

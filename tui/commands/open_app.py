@@ -64,10 +64,12 @@ def run(args: argparse.Namespace, config: Config) -> int:
     from tui.engine.store import Store, StoreError
 
     store = None
+    history_problem = None
     try:
         store = Store()
     except StoreError as unusable:
-        warning(f"history not saved: {unusable}")
+        warning(f"history not saved: {unusable}")  # seen once the app has ended
+        history_problem = str(unusable)  # and in the chat while it runs
 
     resume: int | None = None
     wanted = getattr(args, "resume", None)
@@ -80,7 +82,12 @@ def run(args: argparse.Namespace, config: Config) -> int:
             return EXIT_USAGE
 
     app = FirstTokenApp(
-        config, messages=messages, store=store, open_endpoint=endpoint, resume_chat=resume
+        config,
+        messages=messages,
+        store=store,
+        open_endpoint=endpoint,
+        resume_chat=resume,
+        history_problem=history_problem,
     )
     app.end_on_signals()
     try:
