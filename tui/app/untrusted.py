@@ -42,6 +42,14 @@ def shown_line(text: object) -> str:
     return inert_line(str(text))
 
 
+def shown_host(base_url: str) -> str:
+    """The endpoint's host:port, never its userinfo (`http://user:key@host` holds a key)."""
+    from urllib.parse import urlsplit
+
+    netloc = urlsplit(base_url).netloc.rpartition("@")[2]
+    return inert_line(netloc or "(no host)")
+
+
 def shown_error(kind: str | None, message: str | None, fallback: str) -> tuple[str, str]:
     """An error block's title and text: the engine's hint may quote the server's body."""
     return inert_line(kind or fallback), inert(message or fallback)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 from typing import TYPE_CHECKING, Any, ClassVar
-from urllib.parse import urlsplit
 
 from textual import work
 from textual.app import ComposeResult
@@ -21,7 +20,14 @@ from textual.widgets import Footer, Header, TextArea
 from tui.app.keymap import CHAT_BINDINGS
 from tui.app.render import RenderScreen
 from tui.app.reply_turn import PANEL_TICK_S, ReplyTurn, reply_status
-from tui.app.untrusted import reply_notes, shown, shown_chats, shown_line, shown_messages
+from tui.app.untrusted import (
+    reply_notes,
+    shown,
+    shown_chats,
+    shown_host,
+    shown_line,
+    shown_messages,
+)
 from tui.app.widgets.budget_gauge import BudgetFigures
 from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.latency_panel import LatencyPanel
@@ -46,9 +52,8 @@ def host_label(engine: EngineLink, config: Config) -> str:
     if engine.endpoint is None:
         if config.base_url is None:
             return "demo endpoint (starting…)"
-        return urlsplit(config.base_url).netloc or config.base_url
-    parts = urlsplit(engine.endpoint.base_url)
-    return parts.netloc or engine.endpoint.base_url
+        return shown_host(config.base_url)
+    return shown_host(engine.endpoint.base_url)
 
 
 class ChatScreen(RenderScreen):
