@@ -396,7 +396,7 @@ class ChatScreen(RenderScreen):
     def action_system_prompt(self) -> None:
         from tui.app.screens.system_prompt import SystemPromptScreen
 
-        prompt = SystemPromptScreen(self.session.system_prompt or "")
+        prompt = SystemPromptScreen(shown(self.session.system_prompt or ""))
         self.app.push_screen(prompt, self._set_system)
 
     def _set_system(self, text: str | None) -> None:
