@@ -21,6 +21,7 @@ from tui.app.chat_history import ChatHistory
 from tui.app.chat_session import ChatSession
 from tui.app.reply_saving import INTERRUPTED, Draft, ReplyDrafts, draft_record
 from tui.app.reply_turn import reply_status
+from tui.app.request_runner import RunState
 from tui.app.untrusted import INCOMPLETE_MARK, ReplyIntake, reply_notes
 from tui.app.widgets.chat_log import ChatLog
 from tui.config import ConfigFlags, load_config
@@ -38,7 +39,7 @@ def store(tmp_path: Path) -> Iterator[Store]:
 def _draft(store: Store, chat_id: int | None = None) -> tuple[Draft, ReplyIntake]:
     intake = ReplyIntake(lambda _text: None)
     record = draft_record(make_request(), "127.0.0.1:1", simulated=True)
-    return Draft(chat_id, record, intake, started_at=time.perf_counter()), intake
+    return Draft(chat_id, record, intake, RunState(sent_at=time.perf_counter())), intake
 
 
 def test_deltas_never_touch_the_store_a_save_step_writes_them_once(
@@ -165,3 +166,16 @@ async def test_resume_shows_a_cut_off_reply_marked_incomplete(
         (reply,) = app.query_one(ChatLog).replies()
         assert reply.source == "half a reply that was cut"
         assert str(reply.border_subtitle).startswith(INCOMPLETE_MARK)
+
+
+def test_a_draft_s_ttft_counts_from_the_engine_s_request_start(store: Store) -> None:
+    drafts = ReplyDrafts(store, warn=lambda _m: None, interval_s=3600)
+    draft, intake = _draft(store)
+    draft.state.started_at = 100.0  # the engine's RequestStarted, after Enter's sent_at
+    draft.state.first_token_at = 100.25
+    drafts.begin(draft)
+    intake.feed("first words")
+    drafts.save_due()
+    (stored,) = store.records()
+    assert stored["ttft_ms"] == pytest.approx(250.0)
+    drafts.close()

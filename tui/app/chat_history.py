@@ -101,14 +101,12 @@ class ChatHistory:
         if self.drafts is None:
             return None
         self._loop = asyncio.get_running_loop()
-        state = runner.state
         return self.drafts.begin(
             Draft(
                 chat_id=runner.chat_id,
                 record=draft_record(runner.request, client.host, client.simulated),
                 intake=runner.intake,
-                started_at=state.sent_at,
-                first_token_at=lambda: state.first_token_at,
+                state=runner.state,
             )
         )
 

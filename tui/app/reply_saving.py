@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tui.engine.metrics import RequestRecord, RequestStatus
@@ -21,6 +21,7 @@ from tui.engine.metrics import RequestRecord, RequestStatus
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from tui.app.request_runner import RunState
     from tui.app.untrusted import ReplyIntake
     from tui.engine.client import ChatRequest
     from tui.engine.store import Store
@@ -39,8 +40,7 @@ class Draft:
     chat_id: int | None
     record: RequestRecord
     intake: ReplyIntake
-    started_at: float  # perf_counter when it was handed to the engine
-    first_token_at: Callable[[], float | None] = field(default=lambda: None)
+    state: RunState  # the engine's receipt times, for the draft's TTFT and total
     saved_length: int = -1  # what the last save held (-1: nothing saved yet)
     done: bool = False  # the final record is in: no more drafts
 
@@ -135,12 +135,12 @@ class ReplyDrafts:
         text = draft.intake.text()
         if len(text) == draft.saved_length:
             return
-        record = draft.record
-        now = time.perf_counter()
-        record.total_ms = (now - draft.started_at) * 1000.0
-        first = draft.first_token_at()
-        if first is not None:
-            record.ttft_ms = (first - draft.started_at) * 1000.0
+        record, state = draft.record, draft.state
+        # From the engine's own request start (DESIGN: request start), else from Enter.
+        started = state.started_at if state.started_at is not None else state.sent_at
+        record.total_ms = (time.perf_counter() - started) * 1000.0
+        if state.first_token_at is not None:
+            record.ttft_ms = (state.first_token_at - started) * 1000.0
         try:
             self.store.save_record(
                 record,
