@@ -22,7 +22,7 @@ from tui.app.chat_session import ChatSession
 from tui.app.reply_saving import INTERRUPTED, Draft, ReplyDrafts, draft_record
 from tui.app.reply_turn import reply_status
 from tui.app.request_runner import RunState
-from tui.app.untrusted import INCOMPLETE_MARK, ReplyIntake, reply_notes
+from tui.app.untrusted import INCOMPLETE_MARK, ReplyIntake, saved_reply_notes
 from tui.app.widgets.chat_log import ChatLog
 from tui.config import ConfigFlags, load_config
 from tui.demo import DemoThread
@@ -114,7 +114,7 @@ def test_a_chat_cut_off_by_a_kill_reopens_with_its_reply_marked_incomplete(store
     assert saved is not None
     assert saved.messages[-1] == {"role": "assistant", "content": "half a rep"}
     assert store.messages(chat_id)[-1] == {"role": "assistant", "content": "half a rep"}
-    (note,) = reply_notes(saved, reply_status).values()
+    (note,) = saved_reply_notes(saved, reply_status).values()
     assert note[1].startswith(INCOMPLETE_MARK)
     drafts.close()
 

@@ -68,7 +68,7 @@ def shown_models(models: Iterable[str]) -> list[str]:
     return [inert_line(model) for model in models]
 
 
-def reply_notes(saved: SavedChat, status: Callable[[Any], str]) -> dict[int, tuple[str, str]]:
+def saved_reply_notes(saved: SavedChat, status: Callable[[Any], str]) -> dict[int, tuple[str, str]]:
     """Each reopened reply's model and figures line, from its stored record; a reply cut off
     by a kill says so."""
     from dataclasses import replace

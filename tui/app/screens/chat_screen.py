@@ -21,7 +21,7 @@ from tui.app.keymap import CHAT_BINDINGS
 from tui.app.render import RenderScreen
 from tui.app.reply_turn import PANEL_TICK_S, ReplyTurn, reply_status
 from tui.app.untrusted import (
-    reply_notes,
+    saved_reply_notes,
     shown,
     shown_chats,
     shown_host,
@@ -266,7 +266,7 @@ class ChatScreen(RenderScreen):
             return
         self.turn.cancel()  # its record is filed under the chat it was sent from
         # Each reply shows its model and figures again, as it did when it arrived.
-        notes = reply_notes(saved, reply_status)
+        notes = saved_reply_notes(saved, reply_status)
         if not await self.load_messages(saved.messages, reply_notes=notes, chat_id=chat_id):
             return
         self.last_record = saved.records[-1] if saved.records else None
