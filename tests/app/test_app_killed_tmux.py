@@ -61,8 +61,8 @@ def _streaming(app: TmuxApp, home: Path, base_url: str) -> list[tuple[float, int
     app.keys("tell me everything", literal=True)
     app.wait_for(lambda s: "tell me everything" in s, 10, "the typed prompt")
     app.keys("Enter")
-    snapshots: list[tuple[float, int]] = []
-    app.wait_for(lambda s: highest(s) >= SEEN_BEFORE_KILL, 60, "the reply to stream")
+    screen = app.wait_for(lambda s: highest(s) >= SEEN_BEFORE_KILL, 60, "the reply to stream")
+    snapshots = [(time.monotonic(), highest(screen))]
     until = time.monotonic() + CAPTURE_FOR_S
     while time.monotonic() < until:
         screen = app.capture()
