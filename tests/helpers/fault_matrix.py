@@ -286,7 +286,96 @@ def ask_surface(case: FaultCase, server: FaultServer) -> Outcome:
     )
 
 
-SURFACES: dict[str, Surface] = {"engine": engine_surface, "ask": ask_surface}
+# -- the app ------------------------------------------------------------------------------------
+
+
+def run_app(case: FaultCase, server: FaultServer) -> Outcome:
+    """The chat app through App.run_test(): "hello", then "hello again" in the same chat."""
+    return asyncio.run(_app(case, server))
+
+
+async def _app(case: FaultCase, server: FaultServer) -> Outcome:
+    import dataclasses
+    import os
+
+    from tui.app.app import FirstTokenApp
+    from tui.config import ConfigFlags, load_config
+    from tui.engine.store import Store
+    from tui.wiring import Endpoint
+
+    base_url = case.base_url(server, "app")
+    config = dataclasses.replace(
+        load_config(ConfigFlags(base_url=base_url, model="demo-model"), env={}),
+        timeout_seconds=TIMEOUT_S,
+        max_retries=0,
+        chunk_timeout_ms=CHUNK_TIMEOUT_MS,
+        stall_timeout_ms=STALL_TIMEOUT_MS,
+        trim_strategy="priority" if case.trim else "none",
+        token_budget=TRIM_BUDGET,
+    )
+    home = Path(os.environ["FIRSTTOKEN_HOME"])
+    endpoint = Endpoint(base_url=base_url, api_key=TEST_KEY)
+    with Store(home / f"app-{case.fault}-{case.trim}.sqlite3") as store:
+        app = FirstTokenApp(config, endpoint, store=store, remember=False)
+        async with app.run_test(size=(130, 40)) as pilot:
+            await _until(pilot, lambda: app.engine.connected and app.engine.client is not None)
+            first = await _app_send(pilot, app, "hello")
+            errors = _error_blocks(app)
+            replies = _reply_blocks(app)
+            shown_reply = replies[-1] if replies else ""
+            screens = [app.export_screenshot()]
+            second = None
+            if not case.endpoint_is_the_fault:
+                second = await _app_send(pilot, app, "hello again")
+                screens.append(app.export_screenshot())
+            models = list(app.engine.models)
+        stored = store.records(limit=-1)[-1]  # the first request's record
+    if case.fault == "esc-model":
+        message = "model ids: " + ", ".join(m for m in models if m != "demo-model")
+    else:
+        message = errors[0] if errors else "—"
+    kept = stored["reply_text"] == case.sent and shown_reply == inert(case.sent)
+    return Outcome(
+        status=first.status.value,
+        kind=first.error_kind or "—",
+        message=normalised(message),
+        partial_kept=_kept(case, kept),
+        next_works=_next(second is not None and second.status.value == "ok", case),
+        terminal_inert="yes" if all(terminal_inert(s.encode()) for s in screens) else "NO",
+    )
+
+
+async def _until(pilot, done, timeout_s: float = 60.0) -> None:  # type: ignore[no-untyped-def]
+    for _ in range(int(timeout_s / 0.02)):
+        if done():
+            return
+        await pilot.pause(0.02)
+    raise AssertionError("the app did not get there")
+
+
+async def _app_send(pilot, app, text: str):  # type: ignore[no-untyped-def]  # -> RequestRecord
+    screen = app.chat_screen
+    before = screen.last_record
+    app.query_one("#prompt").focus()
+    await pilot.press(*text, "enter")
+    await _until(pilot, lambda: screen.last_record is not before and not screen.busy)
+    await pilot.pause(0.05)
+    return screen.last_record
+
+
+def _error_blocks(app) -> list[str]:  # type: ignore[no-untyped-def]
+    from tui.app.widgets.message_view import ErrorMessage
+
+    return [str(view.query_one(".body").render()) for view in app.query(ErrorMessage)]
+
+
+def _reply_blocks(app) -> list[str]:  # type: ignore[no-untyped-def]
+    from tui.app.widgets.chat_log import ChatLog
+
+    return [view.source for view in app.query_one(ChatLog).replies()]
+
+
+SURFACES: dict[str, Surface] = {"engine": engine_surface, "ask": ask_surface, "app": run_app}
 
 
 # -- the document ---------------------------------------------------------------------------------
@@ -308,8 +397,16 @@ trimmed to {budget:,} tokens. Messages are shown as the terminal shows them (con
 as visible stand-ins such as `␛`), loopback ports as `PORT`.
 
 - **partial kept**: the text that arrived before the fault is all there: in the engine's final
-  event (which every surface stores and shows), and for `ask` in the history and on stdout.
-- **terminal inert**: no ESC or C1 byte from server text reached stdout or stderr.
+  event (which every surface stores and shows), for `ask` in the history and on stdout, for the
+  app in the history and in the reply's block on screen (inert).
+- **terminal inert**: no ESC or C1 byte from server text reached stdout or stderr (`ask`), or
+  the app's rendered screen after each request (Textual's `export_screenshot()`, which holds
+  every character the app would write).
+- The app runs through `App.run_test()` with its own history file; its message is the error
+  block's text as shown (for the model-id row: the ids as the model picker lists them). It
+  opens its connection at start (listing the models), so its first request goes over a kept
+  connection: one closed before any answer there is taken for a stale keep-alive connection
+  and sent again once on a new one, which is why that row is ok for the app.
 """
 
 

@@ -2,7 +2,9 @@
 
 `/<fault>/<tag>/v1/chat/completions` plays FAULTS[fault] on the first request under that path,
 then answers like a healthy server (so "does the next request work?" can be asked on the same
-base_url); `/<fault>/<tag>/v1/models` lists model ids (hostile ones for `esc-model`). It runs on
+base_url); `/<fault>/<tag>/v1/models` lists model ids (hostile ones for `esc-model`).
+`/<fault1>+<fault2>+…/<tag>/v1` plays the faults in turn, one per chat request (a session
+that meets several). It runs on
 its own event loop in a daemon thread, so in-process tests and subprocesses can both use it.
 What the demo endpoint cannot send lives here: escape sequences in replies, error bodies and
 model ids, a 200 stream that ends cleanly without an event, very long lines, a reply of 1 MB.
@@ -31,6 +33,8 @@ CONTEXT_MESSAGE = (
 BIG_CHUNK = "x" * 4095 + "\n"
 BIG_CHUNKS = 256  # 256 x 4 KiB = a 1 MiB reply
 LONG_LINE = "y" * (512 * 1024)  # one event and one line of half a MiB
+NUMBERED_WORDS = 5000  # `numbered`: "w0001 w0002 …", one word per chunk
+NUMBERED_GAP_S = 0.02  # 50 words a second: a reply that is still streaming when it is killed
 
 
 def _chunk(content: str | None = None, finish: str | None = None, model: str = "m") -> bytes:
@@ -173,6 +177,25 @@ async def esc_reply(reader: asyncio.StreamReader, writer: Writer) -> bool:
     return True
 
 
+def numbered_word(n: int) -> str:
+    return f"w{n:04d} " + ("\n\n" if n % 40 == 0 else "")
+
+
+async def numbered(reader: asyncio.StreamReader, writer: Writer) -> bool:
+    """A long, slow reply whose every word says how far it got."""
+    writer.write(_head("200 OK", "text/event-stream"))
+    writer.write(_framed(_chunk()))
+    for n in range(1, NUMBERED_WORDS + 1):
+        writer.write(_framed(_chunk(numbered_word(n))))
+        await writer.drain()
+        await asyncio.sleep(NUMBERED_GAP_S)
+    for piece in (_chunk(finish="stop"), b"data: [DONE]\n\n"):
+        writer.write(_framed(piece))
+    writer.write(b"0\r\n\r\n")
+    await writer.drain()
+    return True
+
+
 async def esc_model(reader: asyncio.StreamReader, writer: Writer) -> bool:
     await _stream(writer, _reply(HEALTHY_REPLY, model=f"evil{HOSTILE}"))
     return True
@@ -201,6 +224,7 @@ FAULTS: dict[str, Play] = {
     "esc-reply": esc_reply,
     "esc-error": _status("500 Internal Server Error", f"boom {HOSTILE}", "internal_error"),
     "esc-model": esc_model,
+    "numbered": numbered,
 }
 
 
@@ -211,7 +235,7 @@ class FaultServer:
         self._loop = asyncio.new_event_loop()
         self._server: asyncio.AbstractServer | None = None
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
-        self._played: set[str] = set()
+        self._played: dict[str, int] = {}  # chat requests answered with a fault, by prefix
         self.requests: list[tuple[str, str, dict[str, str]]] = []  # method, target, headers
         self.port = 0
 
@@ -273,19 +297,21 @@ class FaultServer:
         self, path: str, reader: asyncio.StreamReader, writer: Writer, streaming: bool
     ) -> bool:
         parts = path.strip("/").split("/")
-        fault = parts[0] if parts else ""
+        faults = parts[0].split("+") if parts else [""]
         prefix = "/".join(parts[:2])
         if path.endswith("/models"):
-            ids = ["good-model", f"evil{HOSTILE}"] if fault == "esc-model" else ["good-model"]
+            hostile = "esc-model" in faults
+            ids = ["good-model", f"evil{HOSTILE}"] if hostile else ["good-model"]
             body = json.dumps(
                 {"object": "list", "data": [{"id": i, "object": "model"} for i in ids]}
             ).encode()
             writer.write(_head("200 OK", "application/json", length=len(body)) + body)
             await writer.drain()
             return True
-        if fault in FAULTS and prefix not in self._played:
-            self._played.add(prefix)
-            return await FAULTS[fault](reader, writer)
+        played = self._played.get(prefix, 0)
+        if played < len(faults) and faults[played] in FAULTS:
+            self._played[prefix] = played + 1
+            return await FAULTS[faults[played]](reader, writer)
         if not streaming:  # one JSON body (the faults are all played on streamed requests)
             message = {"role": "assistant", "content": "".join(HEALTHY_REPLY)}
             choice = {"index": 0, "message": message, "finish_reason": "stop"}

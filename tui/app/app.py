@@ -24,6 +24,7 @@ from tui.app.model_choice import starting_model
 from tui.app.render import notices, repaint_everything
 from tui.app.screens.chat_screen import ChatScreen
 from tui.app.start_up import EngineLink, StartUp
+from tui.app.untrusted import shown, shown_line
 
 if TYPE_CHECKING:
     from tui.config import Config
@@ -47,6 +48,7 @@ class FirstTokenApp(App[None]):
         remember: bool = True,
         open_endpoint: Callable[[], AbstractContextManager[Endpoint]] | None = None,
         resume_chat: int | None = None,
+        history_problem: str | None = None,
     ) -> None:
         super().__init__()
         from tui.app.preferences import Preferences, PromptHistory
@@ -59,7 +61,8 @@ class FirstTokenApp(App[None]):
         # The model set, else the one picked last time on this endpoint (model_choice.py).
         choice = starting_model(config, self.preferences)
         self.session.model, self.session.model_source = choice.model, choice.source
-        self.history = ChatHistory(store, self.session, self._warn)
+        self.history = ChatHistory(store, self.session, self._warn, self._history_unsaved)
+        self._history_problem = history_problem  # why the history file could not be opened
         self.engine = EngineLink(config, endpoint, open_endpoint)
         self._chat = ChatScreen(
             config=config,
@@ -80,6 +83,7 @@ class FirstTokenApp(App[None]):
             on_settled=self._start_up_settled,
         )
         self._notices_shown = 0
+        self.ended_by: int | None = None  # the signal that ended the app (signals.py)
         self._theme_errors = self._load_themes()
 
     @property
@@ -98,6 +102,8 @@ class FirstTokenApp(App[None]):
         # Keys typed while the app starts are queued after this: they are handled once the
         # chat screen has composed itself and focused the prompt (else they would be lost).
         await self._chat.mounted.wait()
+        if self._history_problem:
+            self._history_unsaved(self._history_problem)
         for error in self._theme_errors:
             self.notify(error, title="theme file skipped", severity="warning", timeout=8)
         for warning in self.config.warnings:
@@ -121,8 +127,25 @@ class FirstTokenApp(App[None]):
         # The event's size, not self.size: the app's own size is updated after this handler.
         self._chat.fit_panel(event.size.width)
 
+    def end_on_signals(self) -> None:
+        """SIGTERM and SIGHUP quit as Ctrl+Q does (the CLI's run; never in tests)."""
+        from tui.app.signals import end_on_signals
+
+        end_on_signals(self)
+
     def _warn(self, message: str) -> None:
         self.notify(message, severity="warning")
+
+    def _history_unsaved(self, problem: str) -> None:
+        """In the chat, for the whole session: a toast fades, stderr hides behind the screen."""
+        from tui.app.history_warning import show_history_problem
+
+        show_history_problem(self._chat, problem)
+
+    def notify(self, message: str, *, title: str = "", **options: Any) -> None:
+        """Every notification (a screen's or a widget's too) shown inert: some quote server
+        text or the history file (tui/app/untrusted.py)."""
+        super().notify(shown(message), title=shown_line(title), **options)
 
     # -- themes ------------------------------------------------------------------------------
 
@@ -169,4 +192,5 @@ class FirstTokenApp(App[None]):
         if self.prompt_history is not None:
             self.prompt_history.save()  # a prompt sent just before quitting
         await self._chat.turn.stop()
+        self.history.close()  # a reply still arriving is saved as it stands (incomplete)
         await self.engine.close()  # the client, its loop, the demo server if one started

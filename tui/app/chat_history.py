@@ -5,16 +5,24 @@ too); each later message is appended; a change to the chat's past (a retried rep
 system prompt) rewrites the stored messages to match. A reply is filed under the chat it
 was sent from, even when the screen has moved on. A failing history file is one warning,
 never a lost reply.
+
+A reply is saved while it streams too (reply_saving.py), as an incomplete record; a chat whose
+last reply was cut off by a kill is reopened with that partial reply, marked incomplete.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from tui.app.reply_saving import Draft, ReplyDrafts, draft_record
 
 if TYPE_CHECKING:
     from tui.app.chat_session import ChatSession
+    from tui.app.request_runner import RequestRunner
+    from tui.engine.client import ChatClient
     from tui.engine.metrics import RequestRecord
     from tui.engine.store import Store
 
@@ -24,6 +32,7 @@ class SavedChat:
     messages: list[dict[str, Any]]
     records: list[RequestRecord]  # oldest first
     replies: list[str]  # each record's reply text
+    incomplete: frozenset[str] = field(default_factory=frozenset)  # ids of cut-off replies
 
     def reply_records(self) -> dict[int, RequestRecord]:
         """The record each assistant message came from, by message index: matched by its
@@ -43,11 +52,24 @@ class SavedChat:
 
 class ChatHistory:
     def __init__(
-        self, store: Store | None, session: ChatSession, warn: Callable[[str], None]
+        self,
+        store: Store | None,
+        session: ChatSession,
+        warn: Callable[[str], None],
+        unsaved: Callable[[str], None] | None = None,
     ) -> None:
         self.store = store
         self.session = session
         self._warn = warn
+        # A save that failed: said persistently by the app (history_warning.py).
+        self._unsaved = unsaved or warn
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self.drafts = ReplyDrafts(store, self._warn_from_thread) if store is not None else None
+
+    def _warn_from_thread(self, message: str) -> None:
+        """The saver thread's warnings, shown by the UI's loop."""
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self._unsaved, message)
 
     def message_sent(self, message: dict[str, Any]) -> None:
         """`message` was just added to the session and is about to be sent."""
@@ -59,7 +81,7 @@ class ChatHistory:
             else:
                 self.store.add_message(self.session.chat_id, message)
         except Exception as error:  # history is not worth losing the reply over
-            self._warn(f"history not saved: {error}")
+            self._unsaved(f"history not saved: {error}")
 
     def past_changed(self, create: bool = False) -> None:
         """The stored chat follows a change to its past; with `create`, a conversation not
@@ -72,23 +94,66 @@ class ChatHistory:
             else:
                 self.store.sync_messages(self.session.chat_id, self.session.messages)
         except Exception as error:
-            self._warn(f"history not saved: {error}")
+            self._unsaved(f"history not saved: {error}")
+
+    def reply_started(self, runner: RequestRunner, client: ChatClient) -> Draft | None:
+        """A request was just handed to the engine: its reply is saved as it streams."""
+        if self.drafts is None:
+            return None
+        self._loop = asyncio.get_running_loop()
+        return self.drafts.begin(
+            Draft(
+                chat_id=runner.chat_id,
+                record=draft_record(runner.request, client.host, client.simulated),
+                intake=runner.intake,
+                state=runner.state,
+            )
+        )
 
     def reply_done(
-        self, chat_id: int | None, record: RequestRecord, text: str, reasoning: str = ""
+        self,
+        chat_id: int | None,
+        record: RequestRecord,
+        text: str,
+        reasoning: str = "",
+        draft: Draft | None = None,
     ) -> None:
-        """A request ended: its record, and what arrived as the chat's reply (with the
-        model's thinking, when it sent any)."""
+        """A request ended: its record (replacing its draft), and what arrived as the chat's
+        reply (with the model's thinking, when it sent any)."""
         from tui.engine.reasoning import assistant_message
 
-        if self.store is None:
+        store = self.store
+        if store is None:
             return
-        try:
+
+        def final() -> None:
             if text and chat_id is not None:
-                self.store.add_message(chat_id, assistant_message(text, reasoning))
-            self.store.save_record(record, text, chat_id=chat_id, reasoning_text=reasoning)
+                store.add_message(chat_id, assistant_message(text, reasoning))
+            store.save_record(
+                record,
+                text,
+                chat_id=chat_id,
+                replaces=draft.record.id if draft is not None else None,
+                reasoning_text=reasoning or (draft.reasoning() if draft is not None else ""),
+            )
+
+        try:
+            if self.drafts is not None:
+                self.drafts.finish(draft, final)
+            else:
+                final()
         except Exception as error:
-            self._warn(f"history not saved: {error}")
+            self._unsaved(f"history not saved: {error}")
+
+    def save_drafts_soon(self) -> None:
+        """Save the replies under way now (signal-safe: the saver thread does it)."""
+        if self.drafts is not None:
+            self.drafts.save_soon()
+
+    def close(self) -> None:
+        """The app is closing: what is still a draft is saved once more, as it stands."""
+        if self.drafts is not None:
+            self.drafts.close()
 
     def chats(self) -> list[dict[str, Any]] | None:
         """The saved chats, newest first; None (after a warning) when there is no history."""
@@ -113,11 +178,33 @@ class ChatHistory:
         except Exception as error:
             self._warn(f"history not readable: {error}")
             return None
+        self._recover_cut_off_reply(chat_id, messages, stored)
         return SavedChat(
             messages,
             [record_from_dict(data) for data in stored],
             [str(data.get("reply_text") or "") for data in stored],
+            frozenset(str(data["id"]) for data in stored if data.get("incomplete")),
         )
+
+    def _recover_cut_off_reply(
+        self, chat_id: int, messages: list[dict[str, Any]], stored: list[dict[str, Any]]
+    ) -> None:
+        """A reply cut off by a kill is in its draft record only (its message is added when a
+        reply ends): it becomes the chat's reply, so the chat shows and sends it, and the
+        stored messages match what is shown."""
+        if not stored or not messages or messages[-1].get("role") != "user":
+            return
+        last = stored[-1]
+        text = str(last.get("reply_text") or "")
+        if not last.get("incomplete") or not text:
+            return
+        reply = {"role": "assistant", "content": text}
+        messages.append(reply)
+        assert self.store is not None
+        try:
+            self.store.add_message(chat_id, reply)
+        except Exception as error:  # a read-only history still shows it
+            self._unsaved(f"history not saved: {error}")
 
     def _create_chat(self) -> None:
         assert self.store is not None

@@ -19,6 +19,7 @@ from tui.app.live_figures import live_figures
 from tui.app.render import EnterFrameHold
 from tui.app.request_runner import RequestRunner
 from tui.app.request_verdict import expected_class
+from tui.app.untrusted import shown, shown_error, shown_line
 from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.latency_panel import LatencyPanel
 from tui.app.widgets.message_view import AssistantMessage
@@ -115,7 +116,7 @@ class ReplyTurn:
         self.history.message_sent(self.session.messages[index])  # saved before it is sent
         # The user's block first (normally the hidden spare: filled and shown, nothing mounted),
         # so the reply's block lands after it; then the request leaves; the rest follows.
-        chat.add_message(index, self.session.messages[index])
+        chat.add_message(index, shown(self.session.messages[index]))
         self._active = True
         started = self._begin_request() if self.engine.client is not None else None
         prompt.clear_prompt()
@@ -169,8 +170,9 @@ class ReplyTurn:
         runner.start()  # the request is on its way before any widget is built
         runner.chat_id = self.session.chat_id
         runner.conversation = self.session.conversation
+        runner.draft = self.history.reply_started(runner, engine.client)  # saved as it streams
         chat = self.screen.query_one(ChatLog)
-        view = chat.next_reply(len(self.session.messages), self.session.model)
+        view = chat.next_reply(len(self.session.messages), shown_line(self.session.model))
         writer.markdown = view.markdown
         self.runner = runner
         return runner, view
@@ -215,7 +217,7 @@ class ReplyTurn:
                 finished = runner.state.finished
                 self.save_reply(runner, finished.record, finished.text, finished.reasoning)
             view.remove()
-            chat.add_error("unexpected", f"{type(error).__name__}: {error}")
+            chat.add_error(*shown_error("unexpected", f"{type(error).__name__}: {error}", ""))
             self.runner = None
             return
         finally:
@@ -262,7 +264,7 @@ class ReplyTurn:
         else:
             await view.remove()
         if status in (RequestStatus.ERROR, RequestStatus.STALLED, RequestStatus.ENDED_EARLY):
-            chat.add_error(record.error_kind or status.value, record.error_message or status.value)
+            chat.add_error(*shown_error(record.error_kind, record.error_message, status.value))
         panel = screen.query_one(LatencyPanel)
         panel.show_record(record)
         sample = TtftSample.of(record)
@@ -279,7 +281,7 @@ class ReplyTurn:
     ) -> None:
         if not runner.saved:  # once: a closing app may get here twice
             runner.saved = True
-            self.history.reply_done(runner.chat_id, record, text, reasoning)
+            self.history.reply_done(runner.chat_id, record, text, reasoning, runner.draft)
 
     async def stop(self) -> None:
         """The app is closing: a reply under way is cancelled, and its record and partial

@@ -19,6 +19,7 @@ from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from tui.app.untrusted import ReplyIntake
 from tui.engine.events import (
     Delta,
     Finished,
@@ -30,8 +31,10 @@ from tui.engine.events import (
     Retrying,
     UsageReported,
 )
+from tui.engine.inert import inert, inert_line
 
 if TYPE_CHECKING:
+    from tui.app.reply_saving import Draft
     from tui.app.widgets.reply_writer import ReplyWriter
     from tui.engine.client import ChatClient, ChatRequest
 
@@ -117,6 +120,8 @@ class RequestRunner:
         self.client = client
         self.request = request
         self.writer = writer
+        # The exact text for the history; inert text for the writer (server text is untrusted).
+        self.intake = ReplyIntake(writer.feed)
         self.network = network
         self.cancel_event = asyncio.Event()  # waited on by the client, on the network loop
         self.state = RunState(sent_at=time.perf_counter())
@@ -124,6 +129,7 @@ class RequestRunner:
         self.chat_id: int | None = None  # the stored chat the reply belongs to
         self.conversation = 0  # ChatSession.conversation when it was sent
         self.saved = False  # its record (and reply) are in the store
+        self.draft: Draft | None = None  # its reply as saved while it streams
 
     def start(self) -> None:
         """Send now (on the network loop); `run()` later awaits the outcome."""
@@ -151,7 +157,7 @@ class RequestRunner:
 
     async def _consume(self) -> Finished:
         state = self.state
-        feed = self.writer.feed
+        feed = self.intake.feed
         finished: Finished | None = None
         async for event in self.client.stream(self.request, self.cancel_event):
             kind = type(event)
@@ -162,6 +168,7 @@ class RequestRunner:
                     feed(event.text)  # type: ignore[union-attr]
                 elif event.kind == "reasoning":  # type: ignore[union-attr]
                     state.reasoning.append(event.text)  # type: ignore[union-attr]
+                    self.intake.feed_reasoning(event.text)  # type: ignore[union-attr]
             elif kind is FirstToken:
                 state.first_token_at = event.at
             elif kind is FirstByte:
@@ -173,7 +180,7 @@ class RequestRunner:
                     state.started_at = event.at
             elif kind is Retrying:
                 state.retries += 1
-                state.retry_reason = event.reason  # type: ignore[union-attr]
+                state.retry_reason = inert_line(event.reason)  # type: ignore[union-attr]
             elif kind is UsageReported:
                 state.usage_prompt_tokens = event.prompt_tokens  # type: ignore[union-attr]
             elif kind is Paused:
@@ -181,6 +188,7 @@ class RequestRunner:
                 state.paused_at = event.at
             elif kind is Finished:
                 finished = event  # type: ignore[assignment]
+                self.intake.end()
                 self.writer.end()  # the tail is written now, not after the throttle pause
         assert finished is not None, "the client always ends with Finished"
         return finished
@@ -202,5 +210,5 @@ class RequestRunner:
                 self.cancel()
                 raise
         self.state.finished = finished
-        await self.writer.finish(finished.text)
+        await self.writer.finish(inert(finished.text))
         return finished

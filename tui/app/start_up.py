@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from textual.worker import WorkerCancelled, WorkerFailed
 
 from tui.app.request_runner import NetworkLoop
+from tui.app.untrusted import shown_models
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -159,7 +160,8 @@ class StartUp:
             engine.connected = True
         if models:
             engine.listed_models = list(models)
-            engine.models = sorted(set(models) | set(self._config.models))
+            # Listed by the server: untrusted, shown in the model picker.
+            engine.models = sorted(set(shown_models(models)) | set(self._config.models))
 
     def _settle(self) -> None:
         """Once connected and the reply's modules are imported (both in the background):

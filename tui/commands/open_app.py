@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import gc
-import os
-import signal
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,31 +31,6 @@ def _chat_to_resume(
     if all(chat["id"] != wanted for chat in chats):
         return None, f"--resume {wanted}: no such chat (`firsttoken history --chats` lists them)"
     return wanted, None
-
-
-HANGUP_GRACE_S = 3  # after the terminal went away: time to save a reply in flight, then out
-
-
-def _end_on_hangup(app: Any) -> None:
-    """A TUI cannot outlive its terminal: on SIGHUP, quit as Ctrl+Q would (a reply in flight
-    is cancelled, and its record and partial text saved), even when started under `nohup` or
-    a harness that ignores SIGHUP (Textual's input thread would spin on the dead terminal at
-    100% CPU forever). If quitting stalls on the dead terminal, SIGALRM's default action ends
-    the process after HANGUP_GRACE_S; a second SIGHUP ends it at once."""
-    if not hasattr(signal, "SIGHUP"):
-        return  # Windows
-
-    def on_hangup(signum: int, _frame: Any) -> None:
-        signal.signal(signal.SIGHUP, signal.SIG_DFL)
-        signal.alarm(HANGUP_GRACE_S)
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # not running yet, or any more: nothing to save
-            os.kill(os.getpid(), signal.SIGHUP)
-            return
-        loop.call_soon_threadsafe(app.exit)  # signal-safe: a deque append and a wake-up
-
-    signal.signal(signal.SIGHUP, on_hangup)
 
 
 def run(args: argparse.Namespace, config: Config) -> int:
@@ -92,10 +64,12 @@ def run(args: argparse.Namespace, config: Config) -> int:
     from tui.engine.store import Store, StoreError
 
     store = None
+    history_problem = None
     try:
         store = Store()
     except StoreError as unusable:
-        warning(f"history not saved: {unusable}")
+        warning(f"history not saved: {unusable}")  # seen once the app has ended
+        history_problem = str(unusable)  # and in the chat while it runs
 
     resume: int | None = None
     wanted = getattr(args, "resume", None)
@@ -108,9 +82,14 @@ def run(args: argparse.Namespace, config: Config) -> int:
             return EXIT_USAGE
 
     app = FirstTokenApp(
-        config, messages=messages, store=store, open_endpoint=endpoint, resume_chat=resume
+        config,
+        messages=messages,
+        store=store,
+        open_endpoint=endpoint,
+        resume_chat=resume,
+        history_problem=history_problem,
     )
-    _end_on_hangup(app)
+    app.end_on_signals()
     try:
         app.run()
     finally:
@@ -118,4 +97,5 @@ def run(args: argparse.Namespace, config: Config) -> int:
             store.close()
     if app.endpoint_notice:
         print(f"firsttoken: {app.endpoint_notice}", file=sys.stderr)
-    return EXIT_OK
+    # Ended by SIGTERM or SIGHUP: the shell's convention, 128 + the signal's number.
+    return EXIT_OK if app.ended_by is None else 128 + app.ended_by

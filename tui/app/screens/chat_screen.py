@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 from typing import TYPE_CHECKING, Any, ClassVar
-from urllib.parse import urlsplit
 
 from textual import work
 from textual.app import ComposeResult
@@ -32,6 +31,14 @@ from tui.app.model_choice import (
 from tui.app.panel_fit import PanelFit
 from tui.app.render import RenderScreen
 from tui.app.reply_turn import PANEL_TICK_S, ReplyTurn, reply_status
+from tui.app.untrusted import (
+    saved_reply_notes,
+    shown,
+    shown_chats,
+    shown_host,
+    shown_line,
+    shown_messages,
+)
 from tui.app.widgets.budget_gauge import BudgetFigures
 from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.latency_panel import LatencyPanel
@@ -56,9 +63,8 @@ def host_label(engine: EngineLink, config: Config) -> str:
     if engine.endpoint is None:
         if config.base_url is None:
             return "demo endpoint (starting…)"
-        return urlsplit(config.base_url).netloc or config.base_url
-    parts = urlsplit(engine.endpoint.base_url)
-    return parts.netloc or engine.endpoint.base_url
+        return shown_host(config.base_url)
+    return shown_host(engine.endpoint.base_url)
 
 
 class ChatScreen(RenderScreen):
@@ -124,7 +130,7 @@ class ChatScreen(RenderScreen):
         self.fit_panel(self.app.size.width)
         self.call_after_refresh(panel.fill)  # its widgets come right after the first frame
         if self.session.messages:
-            self.query_one(ChatLog).add_messages(self.session.messages)
+            self.query_one(ChatLog).add_messages(shown_messages(self.session.messages))
         # On the app, as the reply's workers: the screen's own queue carries its frames.
         self.app.set_interval(PANEL_TICK_S, self.turn.tick)
         prompt = self.query_one(PromptInput)
@@ -145,7 +151,8 @@ class ChatScreen(RenderScreen):
         # "simulated" first: a narrow terminal cuts the title's end, and with the panel
         # collapsed the title is what says the figures are simulated.
         simulated = "simulated · " if self.simulated else ""
-        return f"{simulated}{self.session.model} · {host_label(self.engine, self.config)}"
+        model = shown_line(self.session.model)
+        return f"{simulated}{model} · {shown_line(host_label(self.engine, self.config))}"
 
     def engine_opened(self) -> None:
         """The engine is open (start-up): the endpoint's real address, the trim preview."""
@@ -169,7 +176,8 @@ class ChatScreen(RenderScreen):
 
     def _show_endpoint(self) -> None:
         host = host_label(self.engine, self.config)
-        self.query_one(LatencyPanel).show_endpoint(self.session.model, host, self.simulated)
+        model = shown_line(self.session.model)
+        self.query_one(LatencyPanel).show_endpoint(model, shown_line(host), self.simulated)
 
     def _show_switches(self) -> None:
         s = self.session
@@ -261,7 +269,8 @@ class ChatScreen(RenderScreen):
         self.session.start_over(messages, reply_notes)
         self.session.chat_id = chat_id
         conversation = self.session.conversation
-        await self.query_one(ChatLog).show_messages(self.session.messages, reply_notes)
+        shown_now = shown_messages(self.session.messages)
+        await self.query_one(ChatLog).show_messages(shown_now, reply_notes)
         if self.session.conversation != conversation:
             return False
         self.update_preview()
@@ -277,10 +286,7 @@ class ChatScreen(RenderScreen):
             return
         self.turn.cancel()  # its record is filed under the chat it was sent from
         # Each reply shows its model and figures again, as it did when it arrived.
-        notes = {
-            index: (record.model, reply_status(record))
-            for index, record in saved.reply_records().items()
-        }
+        notes = saved_reply_notes(saved, reply_status)
         if not await self.load_messages(saved.messages, reply_notes=notes, chat_id=chat_id):
             return
         if saved.records and saved.records[-1].model != self.session.model:
@@ -344,7 +350,7 @@ class ChatScreen(RenderScreen):
         if not chats:
             self.notify("no saved chats yet: a chat is saved when its first message is sent")
             return
-        self.app.push_screen(ChatPicker(chats, self.session.chat_id), self.open_chat)
+        self.app.push_screen(ChatPicker(shown_chats(chats), self.session.chat_id), self.open_chat)
 
     async def action_load_sample(self) -> None:
         if self.busy:
@@ -424,6 +430,7 @@ class ChatScreen(RenderScreen):
         if reply is None:
             self.notify("no reply to copy yet", severity="warning")
             return
+        reply = shown(reply)  # what the user saw, never a hidden escape sequence
         self.app.copy_to_clipboard(reply)
         self.notify(f"copied the last reply ({len(reply):,} characters)", timeout=2)
 
@@ -431,7 +438,7 @@ class ChatScreen(RenderScreen):
         from tui.app.code_blocks import last_code_block
 
         reply = self._last_reply_text()
-        code = last_code_block(reply) if reply else None
+        code = last_code_block(shown(reply)) if reply else None
         if code is None:
             self.notify("the last reply has no code block", severity="warning")
             return
@@ -447,7 +454,7 @@ class ChatScreen(RenderScreen):
     def action_system_prompt(self) -> None:
         from tui.app.screens.system_prompt import SystemPromptScreen
 
-        prompt = SystemPromptScreen(self.session.system_prompt or "")
+        prompt = SystemPromptScreen(shown(self.session.system_prompt or ""))
         self.app.push_screen(prompt, self._set_system)
 
     def _set_system(self, text: str | None) -> None:
@@ -459,7 +466,9 @@ class ChatScreen(RenderScreen):
 
     async def _reload_chat(self) -> None:
         # The replies keep their model and figures (the session's notes).
-        await self.query_one(ChatLog).show_messages(self.session.messages, self.session.reply_notes)
+        await self.query_one(ChatLog).show_messages(
+            shown_messages(self.session.messages), self.session.reply_notes
+        )
         self.update_preview()
         self.prepare_turn()
 

@@ -1,0 +1,129 @@
+"""Untrusted text made inert where the app receives it, before any widget sees it.
+
+A server's reply and reasoning, its error bodies and model ids, and everything read back from
+the history file can carry terminal escape sequences (a prompt-injected document can make a
+model write `ESC ] 52 ; c ; …` to set the clipboard). Textual writes a widget's text to the
+terminal as it is, so each of those strings goes through `tui.engine.inert` on its way in:
+the session keeps the exact text (it is what is sent and stored); what is shown is a copy.
+
+`ReplyIntake` is the streamed reply's way in: the network thread hands it each delta; it
+keeps the exact text for the history and passes the inert text on to the screen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+from tui.engine.inert import InertStream, inert, inert_line
+
+if TYPE_CHECKING:
+    from tui.app.chat_history import SavedChat
+
+
+def shown(value: Any) -> Any:
+    """A copy of a message (or any JSON value) with every string value in it inert."""
+    if isinstance(value, str):
+        return inert(value)
+    if isinstance(value, dict):
+        return {key: shown(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [shown(item) for item in value]
+    return value
+
+
+def shown_messages(messages: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The messages as the chat shows them (the session's own list is left exact)."""
+    return [shown(message) for message in messages]
+
+
+def shown_line(text: object) -> str:
+    """One line of untrusted text (a model id, a title, an error kind) as it may be shown."""
+    return inert_line(str(text))
+
+
+def shown_host(base_url: str) -> str:
+    """The endpoint's host:port, never its userinfo (`http://user:key@host` holds a key)."""
+    from urllib.parse import urlsplit
+
+    netloc = urlsplit(base_url).netloc.rpartition("@")[2]
+    return inert_line(netloc or "(no host)")
+
+
+def shown_error(kind: str | None, message: str | None, fallback: str) -> tuple[str, str]:
+    """An error block's title and text: the engine's hint may quote the server's body."""
+    return inert_line(kind or fallback), inert(message or fallback)
+
+
+def shown_chats(chats: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The history's chat list for the picker: titles and models are untrusted."""
+    return [
+        {**chat, "title": inert_line(str(chat["title"])), "model": inert_line(str(chat["model"]))}
+        for chat in chats
+    ]
+
+
+def shown_models(models: Iterable[str]) -> list[str]:
+    """Model ids as the server listed them, inert (an id with controls is never a real one)."""
+    return [inert_line(model) for model in models]
+
+
+def saved_reply_notes(saved: SavedChat, status: Callable[[Any], str]) -> dict[int, tuple[str, str]]:
+    """Each reopened reply's model and figures line, from its stored record; a reply cut off
+    by a kill says so."""
+    from dataclasses import replace
+
+    from tui.engine.metrics import RequestStatus
+
+    notes = {}
+    for index, record in saved.reply_records().items():
+        if record.id in saved.incomplete:
+            figures = status(replace(record, status=RequestStatus.OK))
+            line = " · ".join(part for part in (INCOMPLETE_MARK, figures) if part)
+        else:
+            line = status(record)
+        notes[index] = (inert_line(record.model), inert_line(line))
+    return notes
+
+
+INCOMPLETE_MARK = "⚠ incomplete: firsttoken stopped before the reply ended"
+
+
+class ReplyIntake:
+    """The streamed reply between the network thread and the screen.
+
+    `feed` (any thread, per delta) keeps the exact text in `parts` (the history's drafts join
+    it) and passes the inert text to `show`; `end` passes on what `InertStream` held back.
+    A list append and one C-level search per delta: no widget call, no SQLite."""
+
+    __slots__ = ("_inert", "_inert_reasoning", "parts", "reasoning", "show", "show_reasoning")
+
+    def __init__(self, show: Callable[[str], None]) -> None:
+        self.parts: list[str] = []
+        self.reasoning: list[str] = []
+        self.show = show
+        # Where inert reasoning goes once the app shows reasoning as it streams.
+        self.show_reasoning: Callable[[str], None] | None = None
+        self._inert = InertStream()
+        self._inert_reasoning = InertStream()
+
+    def feed(self, text: str) -> None:
+        self.parts.append(text)
+        shown_text = self._inert.feed(text)
+        if shown_text:
+            self.show(shown_text)
+
+    def feed_reasoning(self, text: str) -> None:
+        self.reasoning.append(text)
+        shown_text = self._inert_reasoning.feed(text)
+        if shown_text and self.show_reasoning is not None:
+            self.show_reasoning(shown_text)
+
+    def end(self) -> None:
+        tail = self._inert.flush()
+        if tail:
+            self.show(tail)
+
+    def text(self) -> str:
+        """The exact text so far (any thread: a copy of the list is taken first)."""
+        return "".join(self.parts[:])
