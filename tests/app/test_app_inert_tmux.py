@@ -44,7 +44,7 @@ def faults() -> Iterator[FaultServer]:
 
 
 def ready(screen: str) -> bool:
-    return "enter send" in screen and "tokens next request" in screen
+    return "enter send" in screen and "/ 6,000" in screen
 
 
 def _send(app: TmuxApp, text: str) -> None:

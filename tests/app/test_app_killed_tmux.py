@@ -45,7 +45,7 @@ def highest(text: str) -> int:
 
 
 def ready(screen: str) -> bool:
-    return "enter send" in screen and "tokens next request" in screen
+    return "enter send" in screen and "/ 6,000" in screen
 
 
 def records() -> list[dict]:

@@ -81,7 +81,7 @@ async def test_a_picked_model_is_remembered_for_its_endpoint_only(
     async with elsewhere.run_test(size=(120, 36)) as pilot:
         await settled(pilot)
         assert elsewhere.session.model == configured
-        assert elsewhere.sub_title.startswith(configured)
+        assert elsewhere.sub_title.removeprefix("simulated · ").startswith(configured)
         await send_and_wait(pilot, "which model, reply 5 tokens")
         assert other_demo.requests[-1]["model"] == configured
 
@@ -129,7 +129,7 @@ async def test_a_reopened_chat_goes_on_with_its_own_model(
             await settled(pilot)
             await wait_for(pilot, lambda: len(replies(resumed)) == 2, what="the chat reopened")
             assert resumed.session.model == PICKED
-            assert resumed.sub_title.startswith(PICKED)
+            assert resumed.sub_title.removeprefix("simulated · ").startswith(PICKED)
             await send_and_wait(pilot, "and now, reply 5 tokens")
             assert demo.requests[-1]["model"] == PICKED
 

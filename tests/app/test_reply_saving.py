@@ -79,7 +79,7 @@ def test_the_final_save_replaces_the_draft_and_no_draft_comes_back(store: Store)
     final = RequestRecord(model="m", endpoint_host="h", streamed=True)
     history = ChatHistory(store, ChatSession.from_config(load_config(ConfigFlags(), env={})), print)
     history.drafts = drafts
-    history.reply_done(chat_id, final, "partial \x1b]52;c;x\x07 and the rest", draft)
+    history.reply_done(chat_id, final, "partial \x1b]52;c;x\x07 and the rest", draft=draft)
     intake.feed(" more")
     drafts.save_due()  # the draft is done: nothing is written
     (stored,) = store.records()

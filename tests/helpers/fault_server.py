@@ -308,6 +308,12 @@ class FaultServer:
             writer.write(_head("200 OK", "application/json", length=len(body)) + body)
             await writer.drain()
             return True
+        if not path.endswith("/chat/completions"):
+            # A tokenizer probe or any other path: not found, and no fault is used up on it.
+            body = b'{"error": {"message": "not found"}}'
+            writer.write(_head("404 Not Found", "application/json", length=len(body)) + body)
+            await writer.drain()
+            return True
         played = self._played.get(prefix, 0)
         if played < len(faults) and faults[played] in FAULTS:
             self._played[prefix] = played + 1

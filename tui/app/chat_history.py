@@ -115,6 +115,7 @@ class ChatHistory:
         chat_id: int | None,
         record: RequestRecord,
         text: str,
+        *,
         reasoning: str = "",
         draft: Draft | None = None,
     ) -> None:

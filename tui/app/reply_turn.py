@@ -281,7 +281,9 @@ class ReplyTurn:
     ) -> None:
         if not runner.saved:  # once: a closing app may get here twice
             runner.saved = True
-            self.history.reply_done(runner.chat_id, record, text, reasoning, runner.draft)
+            self.history.reply_done(
+                runner.chat_id, record, text, reasoning=reasoning, draft=runner.draft
+            )
 
     async def stop(self) -> None:
         """The app is closing: a reply under way is cancelled, and its record and partial
