@@ -292,7 +292,8 @@ class ReplyMarkdown(LayoutWithoutRepaint, StoreSizeWithoutRelayout, Markdown):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._fold = SettledLines()
-        self._settled_placed: set[Widget] = set()  # settled blocks the last arrangement placed
+        # The settled blocks the last arrangement placed, with their sizes.
+        self._settled_placed: dict[Widget, Size] = {}
         self._refold_wanted = False  # lay out once more when blocks wait to be folded
         self._generation = 0  # part of the arrangement's cache key (see _refold)
 
@@ -395,7 +396,7 @@ class ReplyMarkdown(LayoutWithoutRepaint, StoreSizeWithoutRelayout, Markdown):
                         continue
                     self._fold.cut(index)  # this block changes: laid out live again
                     if index < len(shown):
-                        self._settled_placed.discard(shown[index])
+                        self._settled_placed.pop(shown[index], None)
                     built = list(self._parse_markdown(tokens[fresh_block.start : fresh_block.end]))
                     if len(built) != 1:
                         continue  # not a block Textual builds (never seen): nothing to show

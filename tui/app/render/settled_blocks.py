@@ -91,6 +91,8 @@ class SettledLines(StoreSizeWithoutRelayout, Widget):
         self.width = 0
         self.version = 0  # changes with what the fold holds (the arrangement's cache key)
         self.theme = ""  # the app's theme the lines were rendered with
+        # Blocks folded since the last layout placed this widget (growth_repaint reads them).
+        self.taken_over: list[Widget] = []
 
     # -- what it holds ------------------------------------------------------------------------
 
@@ -106,6 +108,8 @@ class SettledLines(StoreSizeWithoutRelayout, Widget):
         # A block kept on top is selected as itself, not as the fold's copy of its rows.
         self.texts.extend("" if on_top else strip.text.rstrip() for strip in lines)
         self.folded.append(FoldedBlock(block, start, start + gap, len(lines), margin, on_top))
+        if not on_top:
+            self.taken_over.append(block)
         self.version += 1
 
     def cut(self, index: int) -> None:
@@ -114,6 +118,7 @@ class SettledLines(StoreSizeWithoutRelayout, Widget):
             return
         start = self.folded[index].start
         del self.folded[index:], self.lines[start:], self.texts[start:]
+        self.taken_over.clear()
         self.version += 1
         self.refresh()  # rows kept below the cut are not the fold's any more
 
@@ -210,20 +215,19 @@ def arrange_settled(
         if index >= len(blocks) - 1 or blocks[index] is not entry.block:
             fold.cut(index)  # a block the final update replaced, or the last block
             break
-    placements = arranged(markdown, fold, blocks, size, optimal)
-    settled_before = markdown._settled_placed
-    folding = False
-    sizes = {placement.widget: placement.region.size for placement in placements}
+    # Folded now: the blocks the last arrangement placed that were settled then (only the
+    # last block changes while a reply streams) and have the size it gave them.
+    placed_before = markdown._settled_placed
     for block in blocks[len(fold.folded) : -1]:
-        laid_out = block in settled_before and sizes.get(block) == block.outer_size
+        laid_out = placed_before.get(block) == block.outer_size
         if not laid_out or block.opacity != 1:
             break
         fold.fold(block)
-        folding = True
-    if folding:
-        placements = arranged(markdown, fold, blocks, size, optimal)
-    live = blocks[len(fold.folded) :]
-    markdown._settled_placed = set(live[:-1])
+    placements = arranged(markdown, fold, blocks, size, optimal)
+    last = blocks[-1] if blocks else None
+    markdown._settled_placed = {
+        p.widget: p.region.size for p in placements if p.widget is not fold and p.widget is not last
+    }
     return DockArrangeResult(placements, {p.widget for p in placements}, NULL_SPACING)
 
 
