@@ -17,6 +17,8 @@ oracle tests stream it into widgets.
 
 from __future__ import annotations
 
+import functools
+
 from tui.demo.reply import tokenize
 
 KINDS = ("code", "lists", "mixed")
@@ -81,5 +83,12 @@ def dense_markdown(kind: str, blocks_per_1k: int, length: int) -> str:
     return "".join(tokens_of_text[:length])
 
 
+@functools.lru_cache(maxsize=8)
+def _dense_tokens(kind: str, blocks_per_1k: int, length: int) -> tuple[str, ...]:
+    return tuple(tokenize(dense_markdown(kind, blocks_per_1k, length))[:length])
+
+
 def dense_tokens(kind: str, blocks_per_1k: int, length: int) -> list[str]:
-    return tokenize(dense_markdown(kind, blocks_per_1k, length))[:length]
+    """`dense_markdown` as demo tokens (built once per process: the endpoint serves it to
+    every request of a run)."""
+    return list(_dense_tokens(kind, blocks_per_1k, length))

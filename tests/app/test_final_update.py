@@ -15,6 +15,7 @@ from textual.strip import Strip
 from textual.widgets import Markdown, Static
 from textual.widgets._markdown import MarkdownBlock, MarkdownBullet, MarkdownTableContent
 
+from benchmarks.render.dense_reply import dense_markdown
 from tui.app.render.settled_blocks import SettledLines, rendered_lines
 from tui.app.widgets.message_view import AssistantMessage
 from tui.demo.reply import offline_reply
@@ -174,15 +175,24 @@ async def stream_then_update(app: SideBySide, pilot: Any, parts: list[str]) -> M
 DEMO = "".join(offline_reply(400, 500))
 
 
-DOCS = [MIXED, LISTS, UNTERMINATED, DEMO]
-DOC_IDS = ["mixed", "lists", "open-fence", "demo"]
+# Replies dense with blocks (benchmarks/render/dense_reply): most of their blocks are folded
+# into the reply's settled lines while they stream, and code blocks wider than the reply stay
+# live on top of them.
+CODE_DENSE = dense_markdown("code", 40, 500)
+LISTS_DENSE = dense_markdown("lists", 20, 500)
+MIXED_DENSE = dense_markdown("mixed", 20, 600)
+
+DOCS = [MIXED, LISTS, UNTERMINATED, DEMO, CODE_DENSE, LISTS_DENSE, MIXED_DENSE]
+DOC_IDS = ["mixed", "lists", "open-fence", "demo", "code-dense", "lists-dense", "mixed-dense"]
 # The demo reply's opening (heading, list, code, CJK, paragraphs) is enough to compare after
 # every write: the whole 400 tokens took 8 s a run.
 SHORT_DEMO = "".join(offline_reply(150, 500))
 
 
 @pytest.mark.parametrize(
-    "text", [MIXED, LISTS, UNTERMINATED, SHORT_DEMO], ids=["mixed", "lists", "open-fence", "demo"]
+    "text",
+    [MIXED, LISTS, UNTERMINATED, SHORT_DEMO, dense_markdown("code", 40, 250), LISTS_DENSE[:600]],
+    ids=["mixed", "lists", "open-fence", "demo", "code-dense", "lists-dense"],
 )
 @pytest.mark.parametrize("seed", [1, 2])
 async def test_every_write_shows_what_textuals_own_append_shows(text: str, seed: int) -> None:

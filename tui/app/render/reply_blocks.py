@@ -294,6 +294,7 @@ class ReplyMarkdown(LayoutWithoutRepaint, StoreSizeWithoutRelayout, Markdown):
         self._fold = SettledLines()
         # The settled blocks the last arrangement placed, with their sizes.
         self._settled_placed: dict[Widget, Size] = {}
+        self._settled_width = 0  # the width they were placed at
         self._refold_wanted = False  # lay out once more when blocks wait to be folded
         self._generation = 0  # part of the arrangement's cache key (see _refold)
 

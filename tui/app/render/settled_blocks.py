@@ -217,7 +217,7 @@ def arrange_settled(
             break
     # Folded now: the blocks the last arrangement placed that were settled then (only the
     # last block changes while a reply streams) and have the size it gave them.
-    placed_before = markdown._settled_placed
+    placed_before = markdown._settled_placed if markdown._settled_width == size.width else {}
     for block in blocks[len(fold.folded) : -1]:
         laid_out = placed_before.get(block) == block.outer_size
         if not laid_out or block.opacity != 1:
@@ -225,6 +225,7 @@ def arrange_settled(
         fold.fold(block)
     placements = arranged(markdown, fold, blocks, size, optimal)
     last = blocks[-1] if blocks else None
+    markdown._settled_width = size.width
     markdown._settled_placed = {
         p.widget: p.region.size for p in placements if p.widget is not fold and p.widget is not last
     }
