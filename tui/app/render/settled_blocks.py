@@ -29,6 +29,7 @@ from typing import Any
 
 from rich.cells import cell_len
 from rich.segment import Segment
+from rich.style import Style
 from textual._compositor import Compositor
 from textual.geometry import NULL_OFFSET, NULL_SPACING, Region, Size, Spacing
 from textual.layout import DockArrangeResult, WidgetPlacement
@@ -165,7 +166,7 @@ class SettledLines(StoreSizeWithoutRelayout, Widget):
         line = self.lines[y] if 0 <= y < len(self.lines) else None
         if line is None:
             return Strip.blank(self.size.width, self.visual_style.rich_style.background_style)
-        line = line.apply_offsets(0, y)  # selection offsets of this widget, not the block's
+        line = with_offsets(line, y)
         selection = self.text_selection
         if selection is not None and (span := selection.get_span(y)) is not None:
             style = self.screen.get_component_rich_style("screen--selection")
@@ -183,6 +184,20 @@ class SettledLines(StoreSizeWithoutRelayout, Widget):
         markdown = self.parent
         if isinstance(markdown, Markdown):
             self.post_message(Markdown.LinkClicked(markdown, href))
+
+
+def with_offsets(line: Strip, y: int) -> Strip:
+    """`line` with the selection offsets of this widget (column, line) in place of the
+    block's, on the segments that had them (text, not padding: as Textual's own, so that
+    segments that look the same still join)."""
+    segments: list[Segment] = []
+    x = 0
+    for text, style, control in line:
+        if style is not None and "offset" in style.meta:
+            style = style + Style.from_meta({"offset": (x, y)})
+        segments.append(Segment(text, style, control))
+        x += len(text)
+    return Strip(segments, line.cell_length)
 
 
 def highlighted(line: Strip, span: tuple[int, int], style: Any) -> Strip:
