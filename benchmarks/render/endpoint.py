@@ -112,16 +112,13 @@ def serve_dense_replies(kind: str, blocks_per_1k: int) -> None:
     and then a block-dense body (dense_reply), N tokens in all."""
     import tui.demo.plan as plan
     from benchmarks.render.dense_reply import dense_tokens
+    from tui.demo.reply import tokenize
 
     demo_reply = plan.reply_tokens
 
     def dense_reply(summary: Any, length: int) -> list[str]:
-        head: list[str] = []
-        for token in demo_reply(summary, length):  # up to the heading's blank line
-            head.append(token)
-            if "".join(head).endswith("\n\n"):
-                break
-        return (head + dense_tokens(kind, blocks_per_1k, length))[:length]
+        heading = "".join(demo_reply(summary, length)).split("\n\n")[0]
+        return (tokenize(heading + "\n\n") + dense_tokens(kind, blocks_per_1k, length))[:length]
 
     plan.reply_tokens = dense_reply
 
