@@ -51,6 +51,7 @@ from textual.widgets._markdown import (
 
 from tui.app.render.block_keys import BlockKey, span_ends, token_key, top_level_blocks
 from tui.app.render.markdown_parser import shared_parser
+from tui.app.render.one_arrangement import arranged_size
 from tui.app.render.settled_blocks import SettledLines, arrange_blocks, arrange_settled
 from tui.app.render.single_layout import (
     LayoutWithoutRepaint,
@@ -305,8 +306,7 @@ class ReplyMarkdown(LayoutWithoutRepaint, StoreSizeWithoutRelayout, Markdown):
         return [child for child in self._nodes if isinstance(child, MarkdownBlock)]
 
     def arrange(self, size: Size, optimal: bool = False) -> Any:
-        # The placements do not depend on the height (see one_arrangement).
-        size = Size(size.width, 0)
+        size = arranged_size(size)  # one arrangement per width (see one_arrangement)
         fold = self._fold
         # Textual's cache of arrangements, emptied when a block asks for a layout.
         cache: Any = self._arrangement_cache
