@@ -14,6 +14,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,9 @@ class Scenario:
     prefill_ms_per_token: float = 0.05  # "small prefill": ~1 ms for a short prompt
     rtt_ms: float = 0.0
     final_timeout_s: float = 60.0
+    # "prose": the demo reply; "code", "lists", "mixed": dense_reply's, with this density.
+    reply_kind: str = "prose"
+    blocks_per_1k: int = 0
 
     def prompt(self) -> str:
         # The demo endpoint answers "reply N tokens" with exactly N tokens.
@@ -36,6 +40,20 @@ SCENARIOS = {
     # Issue 3's benchmark: 4,000 tokens arriving at 2,000 tokens/s.
     "fast": Scenario("fast", reply_tokens=4000, decode_tokens_per_s=2000.0, final_timeout_s=240),
 }
+# Replies dense with code blocks and lists (dense_reply), 4,000 tokens at 500 tokens/s
+# ("code20") and at 2,000 tokens/s ("code20-fast"), 5 to 40 blocks per 1,000 tokens.
+for _kind, _densities in (("code", (5, 10, 20, 40)), ("lists", (5, 10, 20)), ("mixed", (20,))):
+    for _density in _densities:
+        for _suffix, _rate in (("", 500.0), ("-fast", 2000.0)):
+            _name = f"{_kind}{_density}{_suffix}"
+            SCENARIOS[_name] = Scenario(
+                _name,
+                reply_tokens=4000,
+                decode_tokens_per_s=_rate,
+                final_timeout_s=240,
+                reply_kind=_kind,
+                blocks_per_1k=_density,
+            )
 
 
 class EndpointProcess:
@@ -57,6 +75,10 @@ class EndpointProcess:
                 str(scenario.rtt_ms),
                 "--reply-tokens",
                 str(scenario.reply_tokens),
+                "--reply-kind",
+                scenario.reply_kind,
+                "--blocks-per-1k",
+                str(scenario.blocks_per_1k),
                 "--log",
                 str(log_path),
             ],
@@ -85,6 +107,22 @@ class EndpointProcess:
         self.stop()
 
 
+def serve_dense_replies(kind: str, blocks_per_1k: int) -> None:
+    """Make this process's demo endpoint answer "reply N tokens" with the demo reply's heading
+    and then a block-dense body (dense_reply), N tokens in all."""
+    import tui.demo.plan as plan
+    from benchmarks.render.dense_reply import dense_tokens
+    from tui.demo.reply import tokenize
+
+    demo_reply = plan.reply_tokens
+
+    def dense_reply(summary: Any, length: int) -> list[str]:
+        heading = "".join(demo_reply(summary, length)).split("\n\n")[0]
+        return (tokenize(heading + "\n\n") + dense_tokens(kind, blocks_per_1k, length))[:length]
+
+    plan.reply_tokens = dense_reply
+
+
 def main(argv: list[str] | None = None) -> int:
     from tui.demo import start_demo_in_thread
     from tui.demo.latency_model import latency_model
@@ -96,7 +134,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rtt-ms", type=float, default=0.0)
     parser.add_argument("--reply-tokens", type=int, default=60)
     parser.add_argument("--log", type=Path, required=True)
+    parser.add_argument("--reply-kind", default="prose")
+    parser.add_argument("--blocks-per-1k", type=int, default=0)
     args = parser.parse_args(argv)
+    if args.reply_kind != "prose":
+        serve_dense_replies(args.reply_kind, args.blocks_per_1k)
     model = latency_model(
         "instant",
         {

@@ -93,7 +93,8 @@ def main(argv: list[str] | None = None) -> int:
             tempfile.TemporaryDirectory(prefix="render-endpoint-") as tmp,
             EndpointProcess(SCENARIOS[scenario], Path(tmp) / "requests.jsonl") as endpoint,
         ):
-            for i in range(counts.get(scenario, 1)):
+            # Every other scenario is a long reply (the block-dense ones: see dense_reply).
+            for i in range(counts.get(scenario, args.long_runs)):
                 for name in apps:
                     run = run_once(ADAPTERS[name], SCENARIOS[scenario], endpoint)
                     runs[name].setdefault(scenario, []).append(run)

@@ -11,9 +11,12 @@ from typing import Any
 import pytest
 from textual.app import App, ComposeResult
 from textual.content import Content
+from textual.strip import Strip
 from textual.widgets import Markdown, Static
-from textual.widgets._markdown import MarkdownBullet, MarkdownTableContent
+from textual.widgets._markdown import MarkdownBlock, MarkdownBullet, MarkdownTableContent
 
+from benchmarks.render.dense_reply import dense_markdown
+from tui.app.render.settled_blocks import SettledLines, rendered_lines
 from tui.app.widgets.message_view import AssistantMessage
 from tui.demo.reply import offline_reply
 
@@ -105,7 +108,10 @@ def shown(markdown: Markdown) -> list[Any]:
     left out: they hold the block's object id)."""
     rows: list[Any] = []
     for node in markdown.walk_children(with_self=False):
-        row: list[Any] = [type(node).__name__, sorted(node.classes), node.name, node.size]
+        if isinstance(node, SettledLines):
+            continue  # what it paints is compared by `painted`
+        # (outer_size: the size its layout gave it; a folded block is not on screen itself)
+        row: list[Any] = [type(node).__name__, sorted(node.classes), node.name, node.outer_size]
         if isinstance(node, MarkdownBullet):
             row.append(node.symbol)
         elif isinstance(node, MarkdownTableContent):
@@ -115,6 +121,29 @@ def shown(markdown: Markdown) -> list[Any]:
             row.append(_content_key(node.visual))
         rows.append(row)
     return rows
+
+
+def painted(markdown: Markdown) -> list[list[tuple[str, Any]]]:
+    """Every line a Markdown widget paints at its size, as (text, style) runs (Textual's own
+    compositor, over the widget and everything in it; a style by what it looks like)."""
+    return [runs(strip) for strip in rendered_lines(markdown)]
+
+
+def runs(strip: Strip) -> list[tuple[str, str]]:
+    """A line as runs of text in one look (adjacent segments that look the same joined)."""
+    joined: list[tuple[str, str]] = []
+    for segment in strip:
+        look = str(segment.style)
+        if joined and joined[-1][1] == look:
+            joined[-1] = (joined[-1][0] + segment.text, look)
+        else:
+            joined.append((segment.text, look))
+    return joined
+
+
+def blocks(markdown: Markdown) -> list[MarkdownBlock]:
+    """The Markdown's top-level blocks (the reply's Markdown also holds its settled lines)."""
+    return list(markdown.query_children(MarkdownBlock))
 
 
 def chunks(text: str, seed: int) -> list[str]:
@@ -146,15 +175,24 @@ async def stream_then_update(app: SideBySide, pilot: Any, parts: list[str]) -> M
 DEMO = "".join(offline_reply(400, 500))
 
 
-DOCS = [MIXED, LISTS, UNTERMINATED, DEMO]
-DOC_IDS = ["mixed", "lists", "open-fence", "demo"]
+# Replies dense with blocks (benchmarks/render/dense_reply): most of their blocks are folded
+# into the reply's settled lines while they stream, and code blocks wider than the reply stay
+# live on top of them.
+CODE_DENSE = dense_markdown("code", 40, 500)
+LISTS_DENSE = dense_markdown("lists", 20, 500)
+MIXED_DENSE = dense_markdown("mixed", 20, 600)
+
+DOCS = [MIXED, LISTS, UNTERMINATED, DEMO, CODE_DENSE, LISTS_DENSE, MIXED_DENSE]
+DOC_IDS = ["mixed", "lists", "open-fence", "demo", "code-dense", "lists-dense", "mixed-dense"]
 # The demo reply's opening (heading, list, code, CJK, paragraphs) is enough to compare after
 # every write: the whole 400 tokens took 8 s a run.
 SHORT_DEMO = "".join(offline_reply(150, 500))
 
 
 @pytest.mark.parametrize(
-    "text", [MIXED, LISTS, UNTERMINATED, SHORT_DEMO], ids=["mixed", "lists", "open-fence", "demo"]
+    "text",
+    [MIXED, LISTS, UNTERMINATED, SHORT_DEMO, dense_markdown("code", 40, 250), LISTS_DENSE[:600]],
+    ids=["mixed", "lists", "open-fence", "demo", "code-dense", "lists-dense"],
 )
 @pytest.mark.parametrize("seed", [1, 2])
 async def test_every_write_shows_what_textuals_own_append_shows(text: str, seed: int) -> None:
@@ -170,6 +208,7 @@ async def test_every_write_shows_what_textuals_own_append_shows(text: str, seed:
             await stock.append(part)
             await pilot.pause()
             assert shown(ours) == shown(stock), f"after {ours.source!r}"
+            assert painted(ours) == painted(stock), f"after {ours.source!r}"
 
 
 @pytest.mark.parametrize("text", DOCS, ids=DOC_IDS)
@@ -180,17 +219,18 @@ async def test_streamed_then_updated_shows_what_a_fresh_render_shows(text: str, 
         markdown = await stream_then_update(app, pilot, chunks(text, seed))
         assert markdown.source == text
         assert shown(markdown) == shown(app.query_one("#stock", Markdown))
+        assert painted(markdown) == painted(app.query_one("#stock", Markdown))
 
 
 async def test_unchanged_blocks_are_kept_not_remounted() -> None:
     app = SideBySide(DEMO)
     async with app.run_test() as pilot:
         markdown = await stream(app, pilot, chunks(DEMO, 7))
-        before = list(markdown.children)
+        before = blocks(markdown)
         assert len(before) > 10
         await markdown.update(DEMO)
         await pilot.pause()
-        after = list(markdown.children)
+        after = blocks(markdown)
         assert len(after) == len(before)
         # Paragraphs and code fences updated in place as they streamed are kept too: every
         # block is the one already shown.
@@ -204,12 +244,12 @@ async def test_a_block_that_parses_differently_in_full_is_updated() -> None:
     app = SideBySide(MIXED)
     async with app.run_test() as pilot:
         markdown = await stream(app, pilot, chunks(MIXED, 5))
-        before = list(markdown.children)
+        before = blocks(markdown)
         intro = before[1]
         assert "[link][ref]" in intro.visual.plain  # unresolved while streaming
         await markdown.update(MIXED)
         await pilot.pause()
-        after = list(markdown.children)
+        after = blocks(markdown)
         assert len(after) == len(before)
         assert after[0] is before[0]  # the heading did not change
         assert after[1] is intro and intro.visual.plain.endswith("and a link.")
@@ -227,6 +267,6 @@ async def test_every_block_textual_builds_gets_its_key() -> None:
         markdown = app.query_one(AssistantMessage).markdown
         await markdown.update(MIXED)  # nothing shown yet: Textual's own update
         await pilot.pause()
-        blocks = list(markdown.children)
-        assert len(blocks) == len(app.query_one("#stock", Markdown).children) == 10
-        assert all(block._parse_key is not None for block in blocks)
+        built = blocks(markdown)
+        assert len(built) == len(app.query_one("#stock", Markdown).children) == 10
+        assert all(block._parse_key is not None for block in built)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from app_helpers import WidgetsInApp, wait_for
+from textual._arrange import arrange
 from textual.geometry import Size
 from textual.layouts.vertical import VerticalLayout
 from textual.widget import Widget
@@ -65,7 +66,10 @@ async def test_the_shared_arrangement_is_textuals_at_every_height() -> None:
         width, height = markdown.size
         assert height > 20
         for asked in (0, 7, height, 3 * height):
-            textuals = Widget.arrange(markdown, Size(width, asked))
+            # Textual's arrangement of what the reply lays out (its settled lines, then its
+            # live blocks: see settled_blocks).
+            shown = markdown.displayed_children
+            textuals = arrange(markdown, shown, Size(width, asked), markdown.screen.size)
             assert placements(markdown.arrange(Size(width, asked))) == placements(textuals)
 
 

@@ -83,13 +83,18 @@ class VirtualTerminal:
     @staticmethod
     def _write(rows: list[list[Cell]], x: int, y: int, segment: Segment) -> int:
         row = rows[y]
+        style = segment.style
+        if style is not None and style.meta:
+            # Meta (the offsets a widget gives its text for selection, click actions) never
+            # reaches a terminal; what a cell shows is its character, colours and link.
+            style = style.clear_meta_and_links().update_link(style.link)
         for character in segment.text:
             width = cell_len(character)
             if 0 <= x < len(row):
-                row[x] = (character, segment.style)
+                row[x] = (character, style)
             for extra in range(1, width):  # the right half of a wide character
                 if 0 <= x + extra < len(row):
-                    row[x + extra] = ("", segment.style)
+                    row[x + extra] = ("", style)
             x += width
         return x
 

@@ -159,6 +159,10 @@ MARKDOWN: tuple[Private, ...] = (
         *("constrain_width", "greedy"),
     ),
     _method("textual.dom", "DOMNode", "_get_component_classes", "cls"),
+    # settled_blocks: the reply's arrangement of its live blocks, cached as Textual caches it.
+    *_instance(WIDGET, "Widget", "_arrangement_cache"),
+    *_instance("textual.dom", "DOMNode", "_nodes"),
+    *_instance("textual._node_list", "NodeList", "_updates"),
 )
 
 # Textual code the seam copies, mirrors or relies on line by line (module:qualified name),
@@ -182,6 +186,14 @@ MIRRORED: Mapping[str, str] = {
     "textual.widgets._markdown:Markdown._parse_markdown": "d70e24a87ac99b0d",
     "textual.widgets._markdown:Markdown.append": "3b8e4ea53d2a616e",
     "textual.widgets._markdown:Markdown.update": "3629ab041067edb6",
+    # settled_blocks: the reply's own arrangement (cached as Textual's is, margins collapsed
+    # by the vertical layout, its measure of a container), the folded blocks left out of
+    # selection, and the place lookup it answers from the last layout's map.
+    "textual.widget:Widget.arrange": "e876510bea8f9a59",
+    "textual.layouts.vertical:VerticalLayout.arrange": "b9e3aee8d11b26a9",
+    "textual.layout:Layout.get_content_height": "67a97e227d2179c5",
+    "textual.selection:SelectState._walk_selected_widgets": "16d1c203ec056801",
+    "textual._compositor:Compositor.find_widget": "40531dc312b3cadf",
 }
 
 

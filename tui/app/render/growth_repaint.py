@@ -90,6 +90,7 @@ class GrowthAwareCompositor(FrameRowsCompositor):
         # except for growing containers that asked for less.
         regions: set[Region] = set()
         changed = {widget for widget, _ in new_map.items() ^ old_map.items()}
+        changed -= taken_over_in_place(changed, old_map, new_map)
         stacking_kept = same_stacking(old_map, new_map)
         for widget in changed:
             old, new = old_map.get(widget), new_map.get(widget)
@@ -111,6 +112,29 @@ class GrowthAwareCompositor(FrameRowsCompositor):
         self._dirty_regions.clear()
         self._dirty_regions.update(dirty_before | regions)
         return result
+
+
+def taken_over_in_place(changed: set[Any], old_map: Any, new_map: Any) -> set[Any]:
+    """Widgets that look the same as before though their geometry changed: a reply's settled
+    lines (settled_blocks) that took over blocks, painted line for line as those blocks were,
+    and the blocks they took over (gone from the map). Without this, each block was sent to
+    the terminal once more as it settled. Only when the lines cover exactly their old place
+    and the blocks' old places (nothing scrolled or moved); anything else is repainted."""
+    same: set[Any] = set()
+    for lines in [widget for widget in changed if getattr(widget, "taken_over", None)]:
+        blocks, lines.taken_over = lines.taken_over, []
+        new, old = new_map.get(lines), old_map.get(lines)
+        areas = [old_map[block].region for block in blocks if block in old_map]
+        if new is None or len(areas) != len(blocks) or any(block in new_map for block in blocks):
+            continue
+        if old is not None:
+            if old.clip != new.clip or old.virtual_region.offset != new.virtual_region.offset:
+                continue
+            areas.append(old.region)
+        if areas and Region.from_union(areas) == new.region:
+            same.add(lines)
+            same.update(blocks)
+    return same
 
 
 class GrowthAwareScreen(Screen[Any]):

@@ -17,14 +17,10 @@ with that.
 
 from __future__ import annotations
 
-from typing import Any
-
 from textual.geometry import Size
 
 
-class ArrangeOncePerWidth:
-    """Mixin for a container whose children's placements do not depend on its height (first
-    in the bases)."""
-
-    def arrange(self, size: Size, optimal: bool = False) -> Any:
-        return super().arrange(Size(size.width, 0), optimal)  # type: ignore[misc]
+def arranged_size(size: Size) -> Size:
+    """The size a container whose children's placements do not depend on its height is
+    arranged at, whatever height it is asked about."""
+    return Size(size.width, 0)

@@ -51,7 +51,8 @@ from textual.widgets._markdown import (
 
 from tui.app.render.block_keys import BlockKey, span_ends, token_key, top_level_blocks
 from tui.app.render.markdown_parser import shared_parser
-from tui.app.render.one_arrangement import ArrangeOncePerWidth
+from tui.app.render.one_arrangement import arranged_size
+from tui.app.render.settled_blocks import SettledLines, arrange_blocks, arrange_settled
 from tui.app.render.single_layout import (
     LayoutWithoutRepaint,
     StoreSizeWithoutRelayout,
@@ -279,14 +280,68 @@ _BLOCK_CLASSES: dict[type, type] = {}
 BOX_FROM_CONTENT = (MarkdownParagraph, MarkdownHeader, MarkdownHorizontalRule, MarkdownFence)
 
 
-class ReplyMarkdown(ArrangeOncePerWidth, LayoutWithoutRepaint, StoreSizeWithoutRelayout, Markdown):
+class ReplyMarkdown(LayoutWithoutRepaint, StoreSizeWithoutRelayout, Markdown):
     """Markdown that grows without a second layout per write (see single_layout), arranges
-    its blocks once per layout pass (see one_arrangement), updates its last block in place,
-    and whose final update re-mounts only the blocks that changed."""
+    its blocks once per layout pass (see one_arrangement) and only the live ones (see
+    settled_blocks), updates its last block in place, and whose final update re-mounts only
+    the blocks that changed."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = set(INLINE_COMPONENTS)
     DEFAULT_CSS = INLINE_STYLES_CSS
     repaint_growth_only = True  # see growth_repaint: grows at the bottom as it streams
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._fold = SettledLines()
+        # The settled blocks the last arrangement placed, with their sizes.
+        self._settled_placed: dict[Widget, Size] = {}
+        self._settled_width = 0  # the width they were placed at
+        self._refold_wanted = False  # lay out once more when blocks wait to be folded
+        self._generation = 0  # part of the arrangement's cache key (see _refold)
+
+    def compose(self) -> Any:
+        yield self._fold
+
+    def _blocks(self) -> list[Any]:
+        return [child for child in self._nodes if isinstance(child, MarkdownBlock)]
+
+    def arrange(self, size: Size, optimal: bool = False) -> Any:
+        size = arranged_size(size)  # one arrangement per width (see one_arrangement)
+        fold = self._fold
+        # Textual's cache of arrangements, emptied when a block asks for a layout.
+        cache: Any = self._arrangement_cache
+        key = (size, self._nodes._updates, optimal, fold.version, self._generation, self.app.theme)
+        cached = cache.get(key)
+        if cached is not None:
+            return cached
+        if optimal or not fold.is_mounted:
+            result = arrange_blocks(self, self._blocks(), size, optimal)
+        else:
+            result = arrange_settled(self, fold, self._blocks(), size, optimal)
+            if self._refold_wanted and self._settled_placed:
+                self._refold_wanted = False
+                self.call_after_refresh(self._refold)
+        key = (size, self._nodes._updates, optimal, fold.version, self._generation, self.app.theme)
+        cache[key] = result
+        return result
+
+    def _refold(self) -> None:
+        """Lay out again, to fold the blocks the last layout placed (after a full update,
+        a theme or width change: no write follows to do it)."""
+        self._generation += 1
+        self.refresh(layout=True)
+
+    @property
+    def displayed_children(self) -> list[Widget]:
+        # Folded blocks are not laid out (and not selectable): the fold stands for them.
+        folded = len(self._fold.folded)
+        shown: list[Widget] = [self._fold] if folded else []
+        shown.extend(block for block in self._blocks()[folded:] if block.display)
+        return shown
+
+    @property
+    def displayed_and_visible_children(self) -> list[Widget]:
+        return [child for child in self.displayed_children if child.visible]
 
     def get_block_class(self, block_name: str) -> Any:
         # Each block kind, same name (so CSS type selectors still match), with the mixins.
@@ -340,6 +395,9 @@ class ReplyMarkdown(ArrangeOncePerWidth, LayoutWithoutRepaint, StoreSizeWithoutR
                     if index < len(shown) and shown[index]._parse_key == fresh_block.key:
                         shown[index].source_range = fresh_block.source_range
                         continue
+                    self._fold.cut(index)  # this block changes: laid out live again
+                    if index < len(shown):
+                        self._settled_placed.pop(shown[index], None)
                     built = list(self._parse_markdown(tokens[fresh_block.start : fresh_block.end]))
                     if len(built) != 1:
                         continue  # not a block Textual builds (never seen): nothing to show
@@ -348,7 +406,9 @@ class ReplyMarkdown(ArrangeOncePerWidth, LayoutWithoutRepaint, StoreSizeWithoutR
                     else:
                         await self.mount(built[0])
                 if len(shown) > len(fresh):
+                    self._fold.cut(len(fresh))
                     await self.remove_children(shown[len(fresh) :])
+            self._refold_wanted = True
         self.post_message(
             Markdown.TableOfContentsUpdated(self, self.table_of_contents).set_sender(self)
         )

@@ -1,0 +1,137 @@
+"""What one streamed write costs at the start, middle and end of a long reply, headless: flat
+is the goal. A 4,000-token reply (the prose demo reply, or one dense with code blocks or
+lists, see benchmarks/render/dense_reply.py) is appended to the app's chat in writes of
+`--step` tokens (40: a write every 80 ms at 500 tokens/s), and each write is timed from the
+append until the screen has laid it out and painted it, in CPU time of this process.
+Printed per reply: the median write in the first, middle and last tenth of the reply, end /
+start, and all writes together.
+
+Run: python -m benchmarks.bench_settled_blocks [--kinds prose,code,lists,mixed]
+         [--density 20] [--step 40] [--rounds 2] [--compare]
+
+--compare also runs each reply with settled blocks left live (every block laid out on every
+write, as before they were folded), alternating with the folded runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from textual.app import App, ComposeResult
+
+import tui.app.app
+import tui.app.render.reply_blocks as reply_blocks
+from benchmarks.render.dense_reply import dense_tokens
+from tui.app.render.growth_repaint import GrowthAwareScreen
+from tui.app.render.settled_blocks import arrange_blocks
+from tui.app.widgets.chat_log import ChatLog
+from tui.app.widgets.message_view import AssistantMessage
+from tui.demo.reply import offline_reply
+
+FOLDED = reply_blocks.arrange_settled
+
+
+def all_live(markdown: Any, fold: Any, blocks: Any, size: Any, optimal: bool) -> Any:
+    return arrange_blocks(markdown, blocks, size, optimal)
+
+
+class ChatOnly(App[None]):
+    """The app's chat pane with its stylesheet and main screen."""
+
+    CSS_PATH = Path(tui.app.app.__file__).with_name("app.tcss")
+
+    def get_default_screen(self) -> GrowthAwareScreen:
+        return GrowthAwareScreen()
+
+    def compose(self) -> ComposeResult:
+        yield ChatLog(id="chat")
+
+
+def reply(kind: str, density: int) -> list[str]:
+    if kind == "prose":
+        return offline_reply(4_000, 500.0)
+    return dense_tokens(kind, density, 4_000)
+
+
+async def write_costs(tokens: list[str], step: int) -> list[float]:
+    """CPU ms of each write, from the append until the screen is idle."""
+    costs: list[float] = []
+    app = ChatOnly()
+    async with app.run_test(size=(120, 40)) as pilot:
+        message = AssistantMessage(1)
+        await app.query_one(ChatLog).mount(message)
+        await pilot.pause()
+        markdown = message.markdown
+        for offset in range(0, len(tokens), step):
+            started = time.process_time()
+            await markdown.append("".join(tokens[offset : offset + step]))
+            await painted(markdown)
+            costs.append((time.process_time() - started) * 1000)
+            await pilot.pause()  # (Textual's test pilot visits every widget: not timed)
+    return costs
+
+
+async def painted(widget: Any) -> None:
+    """Return once the screen has laid out and painted what is pending."""
+    done = asyncio.get_running_loop().create_future()
+    widget.call_after_refresh(lambda: done.done() or done.set_result(None))
+    await done
+
+
+def tenths(costs: list[float]) -> tuple[float, float, float]:
+    tenth = max(1, len(costs) // 10)
+    middle = len(costs) // 2 - tenth // 2
+    return (
+        statistics.median(costs[:tenth]),
+        statistics.median(costs[middle : middle + tenth]),
+        statistics.median(costs[-tenth:]),
+    )
+
+
+async def main(kinds: list[str], density: int, step: int, rounds: int, compare: bool) -> None:
+    modes = [("folded", FOLDED), ("all live", all_live)] if compare else [("folded", FOLDED)]
+    print(f"4,000-token replies in {step}-token writes, CPU ms per write (median of each tenth),")
+    print(f"dense replies at {density} code blocks or lists per 1,000 tokens, {rounds} rounds:")
+    print(
+        f"  {'reply':8s} {'settled blocks':15s} {'start':>7s} {'middle':>7s} {'end':>7s}"
+        f" {'end/start':>9s} {'all writes':>10s}"
+    )
+    for kind in kinds:
+        tokens = reply(kind, density)
+        results: dict[str, list[tuple[float, float, float, float]]] = {m: [] for m, _ in modes}
+        for _ in range(rounds):
+            for mode, arrange in modes:
+                reply_blocks.arrange_settled = arrange  # type: ignore[assignment]
+                costs = await write_costs(tokens, step)
+                results[mode].append((*tenths(costs), sum(costs)))
+        reply_blocks.arrange_settled = FOLDED
+        for mode, _ in modes:
+            start, middle, end, total = (
+                statistics.median(row[i] for row in results[mode]) for i in range(4)
+            )
+            print(
+                f"  {kind:8s} {mode:15s} {start:7.1f} {middle:7.1f} {end:7.1f}"
+                f" {end / start:9.2f} {total / 1000:9.2f}s"
+            )
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--kinds", default="prose,code,lists,mixed")
+    parser.add_argument("--density", type=int, default=20)
+    parser.add_argument("--step", type=int, default=40)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--compare", action="store_true")
+    arguments = parser.parse_args()
+    kinds = [kind for kind in arguments.kinds.split(",") if kind]
+    sys.exit(
+        asyncio.run(
+            main(kinds, arguments.density, arguments.step, arguments.rounds, arguments.compare)
+        )
+    )
