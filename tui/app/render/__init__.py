@@ -75,7 +75,7 @@ _reply_class: type[Markdown] | None = None
 def reply_markdown_class() -> type[Markdown]:
     """The reply's Markdown widget: the seam's ReplyMarkdown, or Textual's Markdown when the
     render path is stock or Textual's Markdown lacks a name it uses (checked here, on first
-    use: importing Textual's Markdown costs ~50 ms the first frame does not need)."""
+    use: importing Textual's Markdown is work the first frame does not need)."""
     global _reply_class
     if _reply_class is None:
         reason = STOCK_REASON or compat.decide(compat.MARKDOWN)

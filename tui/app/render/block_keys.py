@@ -3,8 +3,8 @@
 A reply is streamed with `Markdown.append` (only the last block re-parsed per write) and gets
 one full `update()` at the end, which parses the whole reply again. Textual's `update()`
 then removes every block and mounts new ones, although for almost every reply the new blocks
-are the ones already shown: measured in benchmarks/render, that re-mount was 11 of the 41 KB
-a 60-token reply sent to the terminal, and the biggest single frame of a long reply.
+are the ones already shown: that re-mount is a large part of what a short reply sends to the
+terminal, and the biggest single frame of a long reply.
 
 So the reply's Markdown keys each top-level block by the tokens it was built from. The full
 update parses the whole text, splits the tokens the way Textual's block builder does, keeps

@@ -1,12 +1,12 @@
-"""Every private name of Textual the render seam uses, and the Textual versions it was tested
+"""Every private name of Textual the render seam uses, and the Textual versions it is tested
 with.
 
 The seam checks the names when it is imported (the Markdown ones when the first reply's
 Markdown is built, since importing Textual's Markdown is left off the start-up path): a
 method must be there with the parameters the seam calls it with, an attribute must be on the
 class, an instance attribute must still be set by the method that sets it today. The checks
-read code objects only (no source, no package metadata), so they cost well under a
-millisecond. An untested Textual, a missing name or `FIRSTTOKEN_STOCK_RENDER=1` makes the seam
+read code objects only (no source, no package metadata), so they add next to nothing to
+start-up. An untested Textual, a missing name or `FIRSTTOKEN_STOCK_RENDER=1` makes the seam
 hand out Textual's stock classes instead: slower to paint, the same on screen.
 
 Names can stay while the code behind them changes: MIRRORED lists the Textual code the seam
@@ -231,7 +231,8 @@ def missing(names: Iterable[Private]) -> list[str]:
 
 def installed_textual() -> str | None:
     """The installed Textual's version, from its dist-info folder beside the package (None:
-    not found). `importlib.metadata` would cost ~20-40 ms of start-up for the same answer."""
+    not found). `importlib.metadata` would add its own import and a search of the installed
+    distributions to start-up for the same answer."""
     import textual
 
     site = Path(textual.__file__).resolve().parent.parent

@@ -1,11 +1,10 @@
 """One frame for Enter and the first words, when the first words come quickly.
 
 Enter changes the screen (the user's message and the reply's block appear, the prompt
-clears), and painting that takes a layout and a frame of 15-20 ms. With a fast endpoint
-(a local model, a warm cache) the first token arrives while that frame is being painted,
-then waits for it, for its own append and for the next frame: traced in
-benchmarks/render, the first visible word landed either ~25 ms or 50-80 ms after the server
-sent it, depending on which side of that frame it fell. Holding screen updates from Enter
+clears), and painting that takes a layout and a frame. With a fast endpoint (a local model,
+a warm cache) the first token arrives while that frame is being painted, then waits for it,
+for its own append and for the next frame, so when the first visible word lands depends on
+which side of that frame it falls. Holding screen updates from Enter
 until the first text is written, or at most `HOLD_S`, paints both in one frame. When the
 first token is slower than that (most remote APIs), Enter's frame is only `HOLD_S` late,
 well under what a person notices.

@@ -4,9 +4,9 @@ Textual paints a frame from the box around its dirty regions: every widget whose
 the box renders all of its rows in it, front to back, and the first piece rendered for each
 place on the screen wins. Most of that is thrown away: the screen, the columns and the chat
 pane lie behind the reply on every row it changes, and a change in the side panel together
-with one in the reply makes a box over both. Rendering a widget's rows costs ~0.1 ms however
-few they are (its background is worked out through all its ancestors), a dozen widgets a
-frame (benchmarks/render, RENDER_TIME_PARTS and a render_lines probe).
+with one in the reply makes a box over both. Rendering a widget's rows has a fixed cost
+however few they are (its background is worked out through all its ancestors), and a frame
+would pay it for a dozen widgets.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ class FrameRowsCompositor(Compositor):
     def _render_chops(
         self, crop: Region, is_rendered_line: Callable[[int], bool]
     ) -> Sequence[Mapping[int, Any]]:
-        """Textual's `_render_chops` (Textual 8.2, which drew from `_get_renders(crop)`),
+        """Textual's `_render_chops` (Textual 8.2, which draws from `_get_renders(crop)`),
         from `_rows_to_render`, and rendering a widget's rows only when some of them show:
         where every piece of them that the frame paints is taken by a widget in front (which
         came first), they are not rendered at all. Full repaints (`crop` the screen, no dirty

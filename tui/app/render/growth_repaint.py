@@ -1,10 +1,9 @@
 """When a reply grows, repaint the rows that changed, not the whole reply.
 
 Textual's layout pass repaints, in full, every widget whose place or size changed. A reply
-grows by a line or two with most writes, so its block (border and all) and its Markdown were
-repainted whole: every row of the reply went to the terminal again, 2.5-4 KB a write for a
-short reply (benchmarks/render with RENDER_TRACE_OUTPUT), though only the new rows and the
-moved bottom border looked any different.
+grows by a line or two with most writes, so its block (border and all) and its Markdown would
+be repainted whole: every row of the reply would go to the terminal again with each write,
+though only the new rows and the moved bottom border look any different.
 
 A container that only lays its children out top to bottom and draws nothing inside but its
 background and side borders looks the same in its old rows when it grows or shrinks at the
@@ -54,8 +53,8 @@ def paints_the_same(old: Any, new: Any) -> bool:
     the painting order may differ (the caller checks that the order of the widgets relative
     to each other is kept). A container's children are clipped to its inside, so a reply
     growing by a row changed the clip of every block above the new row; and each new block
-    shifts the order of all the blocks before it. Textual repainted each of them whole on
-    every write, though none of them looked any different."""
+    shifts the order of all the blocks before it. Textual repaints each of them whole on
+    every write, though none of them looks any different."""
     return (
         old._replace(clip=new.clip, order=new.order) == new
         and old.visible_region == new.visible_region
@@ -80,13 +79,13 @@ class GrowthAwareCompositor(FrameRowsCompositor):
         result = super().reflow(parent, size)
         # The map just built covers every widget: it is what `full_map` would build again.
         # Textual leaves it marked stale when the layout was for newly mounted widgets, so the
-        # next widget geometry lookup (a dozen in the same layout pass) arranged the whole
-        # screen a second time: on every write that mounts a block or a list row.
+        # next widget geometry lookup (a dozen in the same layout pass) would arrange the
+        # whole screen a second time: on every write that mounts a block or a list row.
         self._full_map_invalidated = False
         if whole_screen_dirty:
             return result
         new_map = self._full_map
-        # Textual marked clip & region of every changed geometry, old and new; mark the same,
+        # Textual marks clip & region of every changed geometry, old and new; mark the same,
         # except for growing containers that asked for less.
         regions: set[Region] = set()
         changed = {widget for widget, _ in new_map.items() ^ old_map.items()}
@@ -117,8 +116,8 @@ class GrowthAwareCompositor(FrameRowsCompositor):
 def taken_over_in_place(changed: set[Any], old_map: Any, new_map: Any) -> set[Any]:
     """Widgets that look the same as before though their geometry changed: a reply's settled
     lines (settled_blocks) that took over blocks, painted line for line as those blocks were,
-    and the blocks they took over (gone from the map). Without this, each block was sent to
-    the terminal once more as it settled. Only when the lines cover exactly their old place
+    and the blocks they took over (gone from the map). Without this, each block would go to
+    the terminal once more as it settles. Only when the lines cover exactly their old place
     and the blocks' old places (nothing scrolled or moved); anything else is repainted."""
     same: set[Any] = set()
     for lines in [widget for widget in changed if getattr(widget, "taken_over", None)]:

@@ -4,8 +4,8 @@ Textual arranges a container's children once per size it is asked about, and in 
 pass the reply's Markdown is asked about three: its message block measures it (height 0,
 then the block's own height, see `VerticalLayout.get_content_height`) and the compositor
 places it at its final size. Each arrangement resolves the box model of every block and
-builds a placement for each, so a long reply (120 blocks) paid that three times per write
-(benchmarks/render: the arrangement was most of each write's layout).
+builds a placement for each, so a reply with many blocks would pay that three times per
+write, and the arrangement is most of a write's layout.
 
 Every block of a reply is `height: auto` or fixed (a rule), and what a block measures does not
 depend on its container's height (the reply blocks ask with a fixed height, see

@@ -26,4 +26,4 @@ def paint_now(app: Any) -> None:
         or screen._scroll_required
         or screen._dirty_widgets
     ):
-        screen._on_timer_update()  # Textual 8's per-tick work (pinned < 9 in pyproject)
+        screen._on_timer_update()  # Textual 8's per-tick work (pinned in pyproject)

@@ -3,11 +3,10 @@
 When a layout pass finds that a widget grew, Textual 8 stores the new virtual size through a
 reactive declared with `layout=True`, which asks for another full screen layout; that second
 pass re-measures everything and finds nothing new. On a growing reply that is the Markdown,
-its message block and the chat pane, after every write: measured with
-`benchmarks/render/profile_app.py` (RENDER_TRACE_LAYOUT) as a second reflow and frame of
-20-60 ms, 30-60 ms after each write. The pass that measured the size has already placed
-everything, so these widgets store it without asking again (scrollbars are still updated by
-Textual in the same call).
+its message block and the chat pane, after every write: a second reflow and frame for each
+write. The pass that measured the size has already placed everything, so these widgets store
+it without asking again (scrollbars are still updated by Textual in the same call). See
+docs/performance.md#the-render-path.
 """
 
 from __future__ import annotations
@@ -23,7 +22,7 @@ class StoreSizeWithoutRelayout:
     ) -> bool:
         resized = self._size != size  # type: ignore[attr-defined]
         kept = lines_kept_on_growth(self, size) if resized else {}
-        # Relies on Widget._size_updated's `layout` flag (Textual 8, pinned < 9 in pyproject).
+        # Relies on Widget._size_updated's `layout` flag (Textual 8, pinned in pyproject).
         updated = super()._size_updated(  # type: ignore[misc]
             size, virtual_size, container_size, layout=False
         )
@@ -33,8 +32,8 @@ class StoreSizeWithoutRelayout:
             # Textual also marks the whole widget for a repaint here. The layout pass that
             # resized it repaints its old and new regions in this frame anyway (any change of
             # geometry is), so the mark only waits for the widget's next refresh: for a
-            # growing reply, the next status change, which then sent the whole reply to the
-            # terminal again (benchmarks/render, RENDER_TRACE_OUTPUT).
+            # growing reply, the next status change, which would send the whole reply to the
+            # terminal again.
             self._repaint_regions.clear()  # type: ignore[attr-defined]
         return updated
 
@@ -43,9 +42,8 @@ def lines_kept_on_growth(widget: Any, size: Any) -> dict[int, Any]:
     """The rendered lines (Textual's styles cache) of a widget that says it only grows or
     shrinks at the bottom (`repaint_growth_only`, see growth_repaint) that stay right at its
     new `size`: same width, rows above its old bottom edge (border and padding). Textual drops
-    every line on any resize, so each write re-rendered the whole visible height of the
-    reply's block and of its Markdown: ~60 lines a write, 0.46 s of a 4,000-token reply
-    (benchmarks/render/profile_app.py, RENDER_COUNT_LINES)."""
+    every line on any resize, so each write would re-render the whole visible height of the
+    reply's block and of its Markdown."""
     old = widget._size
     if not getattr(widget, "repaint_growth_only", False) or old.width != size.width:
         return {}
@@ -65,9 +63,9 @@ class LayoutWithoutRepaint:
     """Mixin for a container with no content of its own (first in the bases): a layout request
     does not also repaint its whole region. Textual repaints a widget asked for a layout in
     full, and every mount asks its parent for one, so each streamed write that mounts a
-    Markdown block re-sent the whole reply to the terminal, and preparing the next turn's
-    hidden blocks re-sent the whole chat (~8 KB a turn, benchmarks/render). The layout pass
-    still repaints whatever moved, appeared or went away."""
+    Markdown block would re-send the whole reply to the terminal, and preparing the next
+    turn's hidden blocks the whole chat. The layout pass still repaints whatever moved,
+    appeared or went away."""
 
     def refresh(
         self, *regions: Any, repaint: bool = True, layout: bool = False, recompose: bool = False
@@ -83,8 +81,8 @@ def drop_premount_refresh(block: Any) -> None:
     """A Markdown block gets its text before it is mounted, which leaves a layout request
     and a repaint request that the block posts on its first idle, after the mount's own
     layout: drop them. The mount lays the block out anyway, and that layout paints it (a
-    widget new on screen is painted whole); the repaint request only cost a second frame
-    after each write that mounted a block (benchmarks/render). Nested blocks (list items) too."""
+    widget new on screen is painted whole); the repaint request would only cost a second
+    frame after each write that mounts a block. Nested blocks (list items) too."""
     if not block.is_mounted:
         block._layout_required = False
         block._repaint_required = False

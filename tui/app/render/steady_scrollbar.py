@@ -3,8 +3,7 @@
 Textual repaints a scrollbar, every row of it, whenever its scroll figures change. While a
 reply streams, the chat pane's virtual height and scroll position change with every write,
 yet the thumb of a pane that follows the bottom of a long chat stays where it is (at the
-bottom, one cell tall): those repaints re-rendered ~30 identical rows a write, up to 0.46 s
-of a 4,000-token reply (benchmarks/render/profile_app.py, RENDER_COUNT_LINES).
+bottom, one cell tall): those repaints would render the same rows again with every write.
 
 The repaint is still asked for (Textual sets the figures one at a time, and a state in
 between can differ), but the rows come from the last render when the bar looks the same.
@@ -13,7 +12,7 @@ The thumb is drawn in eighths of a cell (Textual's `ScrollBarRender.render_bar`)
 with the same eighths, size, colours and hover/grab state draw the same cells.
 
 While a long reply grows, the thumb does move (it shrinks and slides a little with each
-write), and a full render of the bar cost ~1.3 ms a write (benchmarks/render). Yet a vertical
+write), and a full render of the bar with every write adds up over a long reply. Yet a vertical
 bar's rows come in a handful of kinds (track above, track below, thumb, and the two partial
 glyph rows at its ends), and rows of the same kind render to the same line. So each rendered
 row is kept by its kind, and a bar whose rows are all of kinds seen since the colours last

@@ -1,6 +1,6 @@
 """Textual's stock classes and no-op stand-ins for the seam's public names.
 
-Handed out when the installed Textual is not the one the render path was tested with, when
+Handed out when the installed Textual is not one the render path is tested with, when
 a private name it uses is missing, or with FIRSTTOKEN_STOCK_RENDER=1 (see compat). Nothing
 here touches a private name: the app paints as any Textual app does, slower while a reply
 streams, the same on screen.

@@ -2,9 +2,9 @@
 
 Textual adds a widget class's DEFAULT_CSS to the stylesheet the first time a widget of that
 class is mounted, and the next style lookup then parses the whole stylesheet again. A fresh
-app had never mounted a Markdown heading, paragraph or list, so the first reply's first
-write paid for that (traced in benchmarks/render: ~3 ms of the first words' 13 ms). Mounting
-one hidden reply with every block kind while the app waits for the first Enter pays it then.
+app has never mounted a Markdown heading, paragraph or list, so the first reply's first
+write would pay for that, just as the first words are due. Mounting one hidden reply with
+every block kind while the app waits for the first Enter pays it then.
 """
 
 from __future__ import annotations
