@@ -1,9 +1,8 @@
 """Keep Python's full (generation 2) garbage collections out of a streaming reply.
 
 A reply allocates fast (widgets, strips, segments), which makes the collector run a full
-collection several times per long reply; each one stops the UI loop for 15-100 ms (measured
-with `benchmarks/render/profile_app.py`, RENDER_TRACE: six full collections, 310 ms, during
-a 4,000-token reply), and one landing near the end of the stream delays the last words.
+collection several times per long reply; each one stops the UI loop for as long as it walks
+the whole heap, and one landing near the end of the stream delays the last words.
 While a reply streams, young collections run less often and full ones not at all; the
 normal thresholds come back when the reply is on screen, so the deferred full collection
 runs while the user reads.

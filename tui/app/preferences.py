@@ -40,8 +40,8 @@ class Preferences:
     theme: str | None = None
     side_panel_collapsed: bool = False
     # The model picked with F2, per endpoint (model_choice.endpoint_key): a model belongs to
-    # the endpoint it was picked on. (A file's old global `last_model` is not carried over:
-    # which endpoint it belonged to is not known.)
+    # the endpoint it was picked on. (A global `last_model` key in the file is not carried
+    # over: which endpoint it belongs to is not known.)
     models: dict[str, str] = field(default_factory=dict)
 
     def model_for(self, endpoint: str) -> str | None:

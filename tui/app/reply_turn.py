@@ -204,7 +204,7 @@ class ReplyTurn:
         thinking = ReasoningFeed(runner.state, view.reasoning_block)
         thinking.start(view.set_interval)
         # The panel's waiting figures follow Enter's frame instead of joining it: that frame
-        # is held for the first words (EnterFrameHold), and the panel's rows were a third
+        # is held for the first words (EnterFrameHold), and the panel's rows are a large part
         # of its rendering. The panel is a frame later; the first words are sooner.
         if self.enter_hold is not None:
             self.enter_hold.after_frame(self.tick)

@@ -1,6 +1,6 @@
-"""Start-up after the first frame: the engine (openai, the token counter's vocabulary, maybe
-the demo server), the first connection, the reply's modules, then the garbage-collector
-policy.
+"""Start-up after the first frame: the engine (its HTTP client, the token counter's
+vocabulary, maybe the demo server), the first connection, the reply's modules, then the
+garbage-collector policy.
 
 The first frame imports nothing heavy: a thread opens the engine once it is out, the client's
 `list_models()` then opens the keep-alive connection (so it is there before the first Enter),
@@ -167,13 +167,13 @@ class StartUp:
         """Once connected and the reply's modules are imported (both in the background):
         freeze the heap, turn the collector on, then `on_settled` (the next turn's blocks).
         Not before the imports: the blocks import Textual's Markdown, and the UI loop would
-        wait for the import thread's lock (a 40-60 ms stall just after the prompt appeared).
+        wait for the import thread's lock (a stall just after the prompt appears).
 
         Freezing keeps later full collections to what came after start-up: unfrozen, one
-        lands inside a reply or under the user's typing (~100 ms pauses). No collection
-        first: with the collector off during start-up it stopped the UI for ~100 ms just
-        after the prompt appeared, to free ~1.5 MB of discarded styles and caches, which
-        costs less kept than a stall while the first message is typed."""
+        lands inside a reply or under the user's typing, a visible pause. No collection
+        first: with the collector off during start-up, one would stop the UI just after the
+        prompt appears to free discarded styles and caches, which cost less kept than a
+        stall while the first message is typed."""
         if self.settled:
             return
         self.settled = True

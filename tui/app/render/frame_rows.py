@@ -46,10 +46,10 @@ class FrameRowsCompositor(Compositor):
         """(widget, its region, rows of it) for each run of adjacent rows that the frame's
         dirty regions cover where they meet the widget's visible part, front to back.
 
-        Textual took every widget whose clip (its parent's visible area: the whole screen
+        Textual takes every widget whose clip (its parent's visible area: the whole screen
         for anything at the top level) meets the box around the dirty regions, with all of
-        its rows in the box; a streamed write that changed three rows of the reply went
-        through ~40 rows of the header, footer, prompt, panel and chat pane. A row of a
+        its rows in the box; a streamed write that changes three rows of the reply goes
+        through rows of the header, footer, prompt, panel and chat pane as well. A row of a
         widget left out here is on no span the frame paints where that widget shows.
         Columns are left whole: a widget's strip must start at its own left edge or at a cut,
         so that the frame's cuts divide it as Textual expects."""

@@ -398,7 +398,7 @@ class ChatScreen(RenderScreen):
 
     @work(thread=True, exclusive=True, group="counter")
     def _load_counter(self, model: str) -> None:
-        """Another model may use another vocabulary (~0.3 s to load): off the UI thread."""
+        """Another model may use another vocabulary, too slow to load on the UI thread."""
         from tui.engine.tokens import get_counter
 
         counter = get_counter(model).load()

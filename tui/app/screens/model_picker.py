@@ -25,7 +25,7 @@ class ModelPicker(FilterPicker[str]):
     def __init__(self, models: Sequence[str], current: str | None = None) -> None:
         super().__init__()
         # Keep the order given, drop duplicates; the current model is listed even if the
-        # server no longer reports it, so the list always shows what is in use.
+        # server's list leaves it out, so the list always shows what is in use.
         names = list(dict.fromkeys(models))
         if current and current not in names:
             names.insert(0, current)

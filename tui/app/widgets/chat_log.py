@@ -8,14 +8,14 @@ everything above it.
 
 While idle the pane keeps the next user message's block and the next reply's block mounted
 but hidden: Enter then fills and shows them instead of mounting two blocks while the first
-token is already on its way (traced: those mounts held the first token's write back by
-20-25 ms). Spares are always the last children and never count as messages. They are hidden
-with an inline `display`, not a CSS class: changing a class restyles the block's whole
-subtree (Textual matches the stylesheet again), which cost Enter 2-4 ms.
+token is already on its way (those mounts would hold the first token's write back). Spares
+are always the last children and never count as messages. They are hidden with an inline
+`display`, not a CSS class: changing a class restyles the block's whole subtree (Textual
+matches the stylesheet again), work Enter need not do.
 
 A long chat lays out only its latest VISIBLE_MESSAGES blocks. Every layout pass arranges
-every block on screen, and a streamed write needs one: with 200 turns shown a 400-token
-reply cost the UI 5.3 s of CPU instead of 0.6 s (benchmarks/bench_long_chat.py). A loaded or
+every block on screen, and a streamed write needs one, so without a limit a reply's UI cost
+grows with the chat (benchmarks/bench_long_chat.py measures it). A loaded or
 reopened chat builds only its latest blocks; after each reply, while the view follows the
 chat, the oldest ones beyond the limit are hidden (display: none, which Textual's layout
 skips). An `EarlierMessages` row above them says how many; scrolling to the top or clicking
@@ -119,7 +119,7 @@ class ChatLog(ChatPane):
         if not self._block_styles_warm:
             self._block_styles_warm = True
             # exit_on_error=False: an app closed mid-way makes the mount fail, and a warm-up
-            # that did not finish costs the first reply ~3 ms, never the app.
+            # that does not finish costs the first reply a restyle, never the app.
             probe = AssistantMessage(None)
             probe.spare = True  # never counted as a message while it exists
             self.run_worker(

@@ -1,8 +1,8 @@
 """The bar above the chat that says the history is not being saved, and why, until it is.
 
 A warning on stderr is hidden behind the alternate screen, and a toast fades: a user would
-chat on believing every reply is kept. The bar stays for the whole session (the reason is
-updated if another failure follows); chatting goes on as usual."""
+chat on believing every reply is kept. The bar stays for as long as the app runs (the reason
+is updated if another failure follows); chatting goes on as usual."""
 
 from __future__ import annotations
 

@@ -100,9 +100,9 @@ BUFFERED_FIX = "fix: nginx proxy_buffering off, X-Accel-Buffering: no, or base_u
 class PanelText(StoreSizeWithoutRelayout, Static):
     """A line or block of the panel's text. When a layout pass resizes it (the TTFT's unit
     appears, the timings gain rows), Textual asks for a second whole-screen layout to store
-    the new size, which finds nothing new: one more layout and frame, ~20 ms after the write
-    that brought the first live figures (traced, benchmarks/render). It stores the size
-    without asking (see single_layout); it scrolls nothing, so nothing else needs it."""
+    the new size, which finds nothing new: one more layout and frame just after the write
+    that brings the first live figures. It stores the size without asking (see
+    single_layout); it scrolls nothing, so nothing else needs it."""
 
 
 class PanelDigits(StoreSizeWithoutRelayout, Digits):
@@ -112,7 +112,7 @@ class PanelDigits(StoreSizeWithoutRelayout, Digits):
 def set_level_class(widget: Widget, level_class: str) -> None:
     """Give `widget` this one of LEVEL_CLASSES. Each class change restyles the widget (the
     stylesheet is matched again): none when the level is unchanged, one when it changes
-    (removing the old class and adding the new one restyled it twice)."""
+    (removing the old class and then adding the new one would restyle it twice)."""
     if not widget.has_class(level_class):
         widget.remove_class(*LEVEL_CLASSES, update=False)
         widget.add_class(level_class)
@@ -128,9 +128,9 @@ class LatencyPanel(VerticalScroll):
         self._deferred: list[Callable[[], None]] = []
 
     def compose(self) -> ComposeResult:
-        # Empty at first: its ~20 widgets cost ~50 ms of the first frame (measured headless,
-        # 216 vs 161 ms to the first frame), and the prompt is what a user needs first. The
-        # app calls `fill()` right after the first frame; calls made before wait for it.
+        # Empty at first: its widgets would add to the first frame's cost, and the prompt is
+        # what a user needs first. The app calls `fill()` right after the first frame; calls
+        # made before wait for it.
         return iter(())
 
     async def fill(self) -> None:
@@ -220,7 +220,7 @@ class LatencyPanel(VerticalScroll):
             return
         self._shown[widget_id] = key
         widget = self.query_one(f"#{widget_id}", Static)
-        # A layout pass reflows the whole screen (~10 ms here): only ask for one when the
+        # A layout pass reflows the whole screen: only ask for one when the
         # text's shape changed (line count, or a line too long for the panel).
         plain = content if isinstance(content, str) else content.plain
         lines = plain.split("\n")

@@ -69,7 +69,7 @@ class PromptInput(TextArea):
         # Enter and the newline keys are taken here, in the order the keys came: as bindings
         # they would act only once the key had bubbled up to the app, after the characters
         # typed behind them in the same terminal read had been inserted ("abc", ctrl+j,
-        # "def" became "abcdef" and a line break).
+        # "def" would give "abcdef" and a line break).
         if event.key in NEWLINE_KEYS:
             event.stop()
             event.prevent_default()

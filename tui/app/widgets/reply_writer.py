@@ -26,17 +26,17 @@ from tui.app.render import paint_now
 if TYPE_CHECKING:
     from textual.widgets import Markdown
 
-FLUSH_INTERVAL_S = 0.05  # 20 writes/s at most: DESIGN.md measured 2.4x less CPU at this rate
+FLUSH_INTERVAL_S = 0.05  # 20 writes/s at most: each write costs a layout, whatever its size
 # Textual's cost per write grows with the reply (layout walks every Markdown block), so a fixed
 # pause stops paying off on long replies: pause for a multiple of what the last write cost,
-# between the interval above and this cap. Measured (benchmarks/render): long-reply CPU
-# 5.96 -> 4.9 s in the app, guard ratio 0.68 -> 0.40; short replies keep the 50 ms pace.
+# between the interval above and this cap; short replies keep the interval's pace (see
+# docs/performance.md#the-render-path).
 ADAPTIVE_FACTOR = 3.0
 MAX_INTERVAL_S = 0.25
 # The first writes of a reply go out at the frame rate: a reply often opens with Markdown
 # syntax alone ("##", "```"), so a first write can show nothing, and throttling the second
-# one held the first visible word back 60-90 ms (traced, benchmarks/render). Two writes at
-# most cost two layouts; the pause above applies from the third on.
+# one would hold the first visible word back. Two writes at most cost two layouts; the pause
+# above applies from the third on.
 EARLY_WRITES = 2
 EARLY_INTERVAL_S = 1 / 60
 
