@@ -201,7 +201,7 @@ def test_keys_typed_while_the_app_starts_reach_the_prompt(
     endpoint: DemoThread, isolated_home: Path
 ):
     # Typed at once, while Python still imports: read with the terminal's first input, before
-    # the app's own start-up has focused the prompt (they went to the chat log, and were lost).
+    # the app's own start-up has focused the prompt (else they would go to the chat log, lost).
     tmux = Tmux()
     try:
         tmux.start_firsttoken(isolated_home, endpoint.base_url)

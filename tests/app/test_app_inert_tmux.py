@@ -87,7 +87,7 @@ def test_server_escape_sequences_never_reach_the_terminal(
     finally:
         app.kill_server()
     assert [chat for _m, chat, _h in faults.requests if chat.endswith("/chat/completions")]
-    assert len(raw) > 10_000  # the whole session was recorded
+    assert len(raw) > 10_000  # the whole run was recorded
     assert [s for s in SERVER_SEQUENCES if s in raw] == []
     assert C1_AS_UTF8.search(raw) is None
     assert "owned" not in title

@@ -103,7 +103,7 @@ async def test_escape_keeps_the_partial_reply_marked_cancelled(slow_demo: DemoTh
             timeout=30,
             what="the first tokens",
         )
-        # No full garbage collection while it streams (a 15-100 ms stop of the UI loop).
+        # No full garbage collection while it streams (it would stop the UI loop).
         assert gc.get_threshold() == STREAMING_THRESHOLDS
         # Typing stays possible while the reply streams.
         await pilot.press(*"next")
@@ -209,7 +209,7 @@ async def test_narrow_terminal_collapses_the_panel(demo: DemoThread):
 
 
 async def test_resizing_collapses_and_restores_the_panel(demo: DemoThread):
-    """The width rule follows each resize (it once judged by the size before the resize)."""
+    """The width rule follows each resize, judged by the size after it, not before."""
     app = make_app(demo.base_url)
     async with app.run_test(size=(130, 30)) as pilot:
         await pilot.pause()

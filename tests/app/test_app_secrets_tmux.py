@@ -1,4 +1,4 @@
-"""The app in a whole session with a unique key (a reply, a refused key, the key in the
+"""The app through a whole run with a unique key (a reply, a refused key, the key in the
 base_url's userinfo and in its query, the chat reopened, the history exported afterwards):
 no byte written to the terminal (recorded with tmux's `pipe-pane`) and no file under
 FIRSTTOKEN_HOME (history, its drafts, preferences, prompt history) holds the key."""

@@ -42,7 +42,7 @@ SIZE = (130, 40)
 @pytest.fixture(scope="module", autouse=True)
 def warm_imports() -> None:
     """Import what the app's warm-up thread imports, before the first snapshot: otherwise
-    the first test of a session renders while that thread holds the GIL for a second, and
+    the first test of a pytest run renders while that thread holds the GIL, and
     its cached lines group into SVG runs differently from every later test's."""
     from tui.app.widgets.message_view import warm_up_markdown
     from tui.engine import client, request_builder  # noqa: F401

@@ -152,8 +152,8 @@ async def test_the_next_turns_blocks_share_the_records_layout(
 ) -> None:
     # Once the reply's last words are on screen, the record goes to the panel and the next
     # turn's hidden blocks are mounted in the same handling, before the record's layout, so
-    # they can share it. (Counting layouts raced with the mount's own messages: in about 1 run
-    # of 20 the mount finished after the record's two layout passes, on the old code too.)
+    # they can share it. (Counted at the mount itself: counting layouts afterwards races with
+    # the mount's own messages, which can finish after the record's two layout passes.)
     app = make_app(demo.base_url)
     recorded = [False]
     layouts = record_layouts(monkeypatch, note=lambda: recorded[0])  # after the record?
@@ -178,6 +178,6 @@ async def test_the_next_turns_blocks_share_the_records_layout(
         await send_and_wait(pilot, "first, reply 12 tokens")
         await spares_ready(pilot)
         await wait_for(pilot, lambda: settled(app), what="an idle screen")
-        # Mounted before any layout after the record (after its frame, the old way, it was a
+        # Mounted before any layout after the record (mounted after its frame, it would be a
         # layout of its own).
         assert prepared[:1] == [0], (prepared, layouts)

@@ -42,7 +42,7 @@ def test_pause_and_resume_are_idempotent(custom_thresholds) -> None:
 
 async def test_the_app_turns_collection_back_on_after_its_warm_up(demo) -> None:
     # `firsttoken` (open_app) switches the collector off for start-up; the app's warm-up must
-    # switch it back on, or a long session would never collect a reference cycle.
+    # switch it back on, or a long-running app would never collect a reference cycle.
     from app_helpers import make_app, wait_for
 
     app = make_app(demo.base_url)

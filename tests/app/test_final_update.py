@@ -1,7 +1,7 @@
 """The reply's final full update: what it shows must equal a fresh render of the whole text
 (Textual's own Markdown given the text at once), however the text was streamed; and the
-blocks a fresh parse builds the same are kept, not re-mounted (benchmarks/render: the re-mount
-was 11 of the 41 KB a short reply sent to the terminal)."""
+blocks a fresh parse builds the same are kept, not re-mounted (a re-mount sends every block
+to the terminal again)."""
 
 from __future__ import annotations
 
@@ -175,7 +175,7 @@ async def stream_then_update(app: SideBySide, pilot: Any, parts: list[str]) -> M
 DEMO = "".join(offline_reply(400, 500))
 
 
-# Replies dense with blocks (benchmarks/render/dense_reply): most of their blocks are folded
+# Replies dense with blocks (from benchmarks/render/dense_reply): most of their blocks are folded
 # into the reply's settled lines while they stream, and code blocks wider than the reply stay
 # live on top of them.
 CODE_DENSE = dense_markdown("code", 40, 500)
@@ -185,7 +185,7 @@ MIXED_DENSE = dense_markdown("mixed", 20, 600)
 DOCS = [MIXED, LISTS, UNTERMINATED, DEMO, CODE_DENSE, LISTS_DENSE, MIXED_DENSE]
 DOC_IDS = ["mixed", "lists", "open-fence", "demo", "code-dense", "lists-dense", "mixed-dense"]
 # The demo reply's opening (heading, list, code, CJK, paragraphs) is enough to compare after
-# every write: the whole 400 tokens took 8 s a run.
+# every write: comparing after every write of all 400 tokens is too slow for the suite.
 SHORT_DEMO = "".join(offline_reply(150, 500))
 
 

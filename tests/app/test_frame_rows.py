@@ -56,9 +56,9 @@ async def test_a_frame_renders_the_rows_it_paints_and_nothing_else(monkeypatch: 
 
 
 async def test_two_changes_far_apart_render_only_their_own_rows(monkeypatch: Any) -> None:
-    # A change in the reply and one in the side panel make one box over both: every widget
-    # under that box had all of its rows in it rendered, though only two rows were painted,
-    # and the widgets behind them (hidden there) were rendered as well.
+    # A change in the reply and one in the side panel make one box over both: Textual renders
+    # all the rows in it of every widget under that box, though only two rows are painted,
+    # and the widgets behind them (hidden there) as well.
     left, right = Static("\n".join(LINES), id="left"), Static("\n".join(LINES), id="right")
     left.styles.width = right.styles.width = "50%"
     app = WidgetsInApp(Horizontal(left, right))

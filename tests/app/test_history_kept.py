@@ -214,7 +214,7 @@ async def test_enter_while_a_chat_goes_on_screen_sends_after_it(
     demo: DemoThread, store: Store
 ) -> None:
     """Ctrl+G, Enter, a message and Enter typed ahead: the message is sent once the chat is
-    on screen and lands after its blocks (it was shown before them, and then again)."""
+    on screen and lands after its blocks (not shown before them and then again)."""
     chat_id = await _saved_chat(store, "a saved chat", "its answer")
     app = make_app(demo.base_url, store=store)
     async with app.run_test(size=(130, 40)) as pilot:

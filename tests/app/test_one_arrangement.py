@@ -103,5 +103,5 @@ async def test_a_growing_reply_arranges_its_blocks_once_a_layout() -> None:
         finally:
             VerticalLayout.arrange = arrange  # type: ignore[method-assign]
         assert layouts >= 8
-        # Textual arranged it up to three times a layout (measured: 24 times in 14 layouts).
+        # Textual arranges it up to three times a layout; the reply's Markdown, once at most.
         assert arranged.count(reply.markdown) <= layouts

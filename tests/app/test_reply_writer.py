@@ -228,7 +228,7 @@ async def test_a_widget_removed_during_a_write_ends_the_write_quietly() -> None:
         writer.start()
         writer.feed("hello there")
         writer.end()
-        await writer.finish(None)  # raised NoScreen before the fix
+        await writer.finish(None)  # must not raise NoScreen
         await pilot.pause()
         assert writer.flushes == 1
         assert not markdown.is_attached

@@ -55,7 +55,7 @@ async def test_enter_before_the_connection_still_freezes_start_up(
         await pilot.pause()
         app.chat_screen.turn.submit("hello, reply 30 tokens")
         await wait_for(pilot, lambda: app.engine.connected, what="the connection")
-        # Frozen while the reply was under way; no full collection stopped the loop for it.
+        # Frozen while the reply is under way; no full collection stops the loop for it.
         assert gc.get_freeze_count() > 0
         assert collections == []
         await wait_for(pilot, lambda: not app.chat_screen.busy, what="the reply")

@@ -59,7 +59,7 @@ async def test_the_app_streaming_a_reply_leaves_the_terminal_as_a_full_repaint_w
     slow_demo: DemoThread,
 ) -> None:
     # 60 tokens/s for ~3 s: the loop below must catch the screen settled between writes, and
-    # on a loaded machine a faster stream (400 tokens/s) could end before it once did.
+    # on a loaded machine a faster stream (400 tokens/s) can end before it does.
     app = make_app(slow_demo.base_url, chunk_timeout_ms=30_000)
     async with app.run_test(size=(110, 30)) as pilot:
         terminal = VirtualTerminal(app)

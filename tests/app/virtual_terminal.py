@@ -3,7 +3,7 @@ real terminal, cell by cell, to compare with a full repaint of the app as it is 
 
 The app paints incrementally (only what changed, see tui/app/render); a repaint it skipped by
 mistake leaves stale cells that only a terminal shows. The tmux test checks that at the end of
-a session; this checks after every step of a headless one.
+a run of the app; this checks after every step of a headless one.
 
 The full repaint is Textual's alone: a fresh stock `Compositor` arranges the screen, and every
 widget renders its lines afresh from its content through its nearest Textual class (no line
