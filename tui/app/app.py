@@ -1,8 +1,8 @@
 """FirstTokenApp: the chat screen over the engine, with themes, help and the command palette.
 
-Start-up is kept under half a second by importing nothing heavy here: the engine (openai, the
-token counter's vocabulary) is opened by a thread once the first frame is out (StartUp), so
-the keep-alive connection is open before the first Enter.
+Start-up stays quick by importing nothing heavy here: the engine (its HTTP client, the token
+counter's vocabulary) is opened by a thread once the first frame is out (StartUp), so the
+keep-alive connection is open before the first Enter.
 """
 
 from __future__ import annotations
@@ -137,7 +137,7 @@ class FirstTokenApp(App[None]):
         self.notify(message, severity="warning")
 
     def _history_unsaved(self, problem: str) -> None:
-        """In the chat, for the whole session: a toast fades, stderr hides behind the screen."""
+        """In the chat, for as long as the app runs: a toast fades, stderr hides behind it."""
         from tui.app.history_warning import show_history_problem
 
         show_history_problem(self._chat, problem)

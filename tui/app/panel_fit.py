@@ -1,7 +1,7 @@
 """Whether the side panel shows: the terminal's width decides (it collapses below
 `narrow_width` columns), unless the user chose with F10; that choice holds until the terminal
 crosses `narrow_width`, and then the width decides again. So one F10 press on a wide terminal
-does not turn auto-collapse off for the rest of the session."""
+does not turn auto-collapse off for the rest of the run."""
 
 from __future__ import annotations
 

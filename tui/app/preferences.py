@@ -137,6 +137,6 @@ class PromptHistory:
             return
         self._unsaved = False
         text = "".join(json.dumps({"prompt": entry}) + "\n" for entry in self.entries)
-        # History is a convenience: if the disk refuses, keep it in memory for this session.
+        # History is a convenience: if the disk refuses, keep it in memory for this run.
         with contextlib.suppress(OSError):
             write_atomically(self.path, text)

@@ -136,7 +136,7 @@ class ReplyDrafts:
         if len(text) == draft.saved_length:
             return
         record, state = draft.record, draft.state
-        # From the engine's own request start (DESIGN: request start), else from Enter.
+        # From the engine's own request start (docs/metrics.md#definitions), else from Enter.
         started = state.started_at if state.started_at is not None else state.sent_at
         record.total_ms = (time.perf_counter() - started) * 1000.0
         if state.first_token_at is not None:

@@ -1,8 +1,8 @@
 """SIGTERM and SIGHUP end the app as Ctrl+Q does: the reply under way is saved, the terminal
 is given back (alternate screen left, mouse tracking off, cursor shown).
 
-Python's default for both is to die on the spot, which left the terminal in the alternate
-screen with mouse tracking on and lost the reply in flight. A TUI cannot outlive its terminal
+Python's default for both is to die on the spot, which leaves the terminal in the alternate
+screen with mouse tracking on and loses the reply in flight. A TUI cannot outlive its terminal
 either: on SIGHUP it quits even when started under `nohup` or a harness that ignores SIGHUP
 (Textual's input thread would spin on the dead terminal at 100% CPU forever).
 

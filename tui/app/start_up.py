@@ -42,8 +42,8 @@ class EngineLink:
         endpoint: Endpoint | None,
         open_endpoint: Callable[[], AbstractContextManager[Endpoint]] | None,
     ) -> None:
-        # Either given (tests), or opened by the start-up thread: opening it imports openai
-        # and may start the demo server, neither of which belongs on the first frame's path.
+        # Either given (tests), or opened by the start-up thread: opening it may import and
+        # start the demo server, which does not belong on the first frame's path.
         self.endpoint = endpoint
         self.endpoint_notice: str | None = None
         self._open_endpoint = open_endpoint

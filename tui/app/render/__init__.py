@@ -2,7 +2,7 @@
 adaptations that make a streamed reply cheap to paint.
 
 The rest of the app uses only the names below. When the installed Textual is one the render
-path was tested with and every private name it uses is there (compat), they are the seam's
+path is tested with and every private name it uses is there (compat), they are the seam's
 own classes; otherwise (or with FIRSTTOKEN_STOCK_RENDER=1) they are Textual's stock classes
 and no-op stand-ins (stock), and a one-line warning says so once: a Textual upgrade costs
 speed, never what is shown.

@@ -37,7 +37,7 @@ log = logging.getLogger("firsttoken.render")
 
 class Private:
     """One private name: `owner.name` in `module`, and how it is used. (A plain class: a
-    dataclass would cost a millisecond of start-up to build.)"""
+    dataclass would add the building of its methods to start-up.)"""
 
     __slots__ = ("kind", "module", "name", "owner", "parameters")
 

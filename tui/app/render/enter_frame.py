@@ -4,10 +4,10 @@ Enter changes the screen (the user's message and the reply's block appear, the p
 clears), and painting that takes a layout and a frame. With a fast endpoint (a local model,
 a warm cache) the first token arrives while that frame is being painted, then waits for it,
 for its own append and for the next frame, so when the first visible word lands depends on
-which side of that frame it falls. Holding screen updates from Enter
-until the first text is written, or at most `HOLD_S`, paints both in one frame. When the
-first token is slower than that (most remote APIs), Enter's frame is only `HOLD_S` late,
-well under what a person notices.
+which side of that frame it falls. Holding screen updates from Enter until the first text is
+written, or at most `HOLD_S`, paints both in one frame. When the first token is slower than
+that (most remote APIs), Enter's frame is only `HOLD_S` late, well under what a person
+notices.
 
 A reply that opens with markup alone ("##", "```") shows nothing until its next token, so
 the writer releases the hold as soon as it holds such a token back: Enter's frame is then

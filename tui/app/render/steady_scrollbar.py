@@ -12,11 +12,11 @@ The thumb is drawn in eighths of a cell (Textual's `ScrollBarRender.render_bar`)
 with the same eighths, size, colours and hover/grab state draw the same cells.
 
 While a long reply grows, the thumb does move (it shrinks and slides a little with each
-write), and a full render of the bar with every write adds up over a long reply. Yet a vertical
-bar's rows come in a handful of kinds (track above, track below, thumb, and the two partial
-glyph rows at its ends), and rows of the same kind render to the same line. So each rendered
-row is kept by its kind, and a bar whose rows are all of kinds seen since the colours last
-changed is put together from those rows without rendering.
+write), and a full render of the bar with every write adds up over a long reply. Yet a
+vertical bar's rows come in a handful of kinds (track above, track below, thumb, and the two
+partial glyph rows at its ends), and rows of the same kind render to the same line. So each
+rendered row is kept by its kind, and a bar whose rows are all of kinds seen since the
+colours last changed is put together from those rows without rendering.
 """
 
 from __future__ import annotations

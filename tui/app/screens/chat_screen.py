@@ -2,7 +2,7 @@
 
 A reply repaints only its new rows (the render seam's RenderScreen), and the prompt has the
 focus from the screen's first moment: keys typed while the app starts are read before
-`on_mount` runs, and they went to the first focusable widget (the chat log) and were lost.
+`on_mount` runs, and would go to the first focusable widget (the chat log) and be lost.
 """
 
 from __future__ import annotations
@@ -465,7 +465,7 @@ class ChatScreen(RenderScreen):
         self.call_later(self._reload_chat)
 
     async def _reload_chat(self) -> None:
-        # The replies keep their model and figures (the session's notes).
+        # The replies keep their model and figures (ChatSession.reply_notes).
         await self.query_one(ChatLog).show_messages(
             shown_messages(self.session.messages), self.session.reply_notes
         )

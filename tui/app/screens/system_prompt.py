@@ -66,7 +66,7 @@ class SystemPromptScreen(ModalOnce[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "cancel"),
         # Not priority bindings: those act as the key is read, before the characters typed
-        # ahead of it reach the editor ("be brief" + F9 in one read saved an empty prompt).
+        # ahead of it reach the editor ("be brief" + F9 in one read would save an empty prompt).
         Binding("f9", "save", "save"),
         Binding("ctrl+s", "save", "save", show=False),
     ]

@@ -15,11 +15,11 @@ matches the stylesheet again), work Enter need not do.
 
 A long chat lays out only its latest VISIBLE_MESSAGES blocks. Every layout pass arranges
 every block on screen, and a streamed write needs one, so without a limit a reply's UI cost
-grows with the chat (benchmarks/bench_long_chat.py measures it). A loaded or
-reopened chat builds only its latest blocks; after each reply, while the view follows the
-chat, the oldest ones beyond the limit are hidden (display: none, which Textual's layout
-skips). An `EarlierMessages` row above them says how many; scrolling to the top or clicking
-it shows more, keeping the block that was at the top in place.
+grows with the chat (benchmarks/bench_long_chat.py measures it). A loaded or reopened chat
+builds only its latest blocks; after each reply, while the view follows the chat, the oldest
+ones beyond the limit are hidden (display: none, which Textual's layout skips). An
+`EarlierMessages` row above them says how many; scrolling to the top or clicking it shows
+more, keeping the block that was at the top in place.
 """
 
 from __future__ import annotations
