@@ -37,7 +37,7 @@ def ready(screen: str) -> bool:
 def _session(
     tmp_path: Path, home: Path, key: str, base_url: str, wanted: str, *args: str
 ) -> tuple[bytes, str]:
-    """One app session: send a message, wait for `wanted` on screen, quit. Its bytes, its
+    """One run of the app: send a message, wait for `wanted` on screen, quit. Its bytes, its
     last screen."""
     app = TmuxApp(tmp_path)
     try:

@@ -111,7 +111,7 @@ def warm_up_done(app: FirstTokenApp) -> bool:
 
 async def test_the_first_reply_adds_no_styles_to_the_stylesheet(demo: DemoThread) -> None:
     # Textual parses the whole stylesheet again when a widget class is first mounted; the
-    # idle warm-up mounted every block kind, so the first reply's writes do not pay for it.
+    # idle warm-up has mounted every block kind, so the first reply's writes do not pay for it.
     app = make_app(demo.base_url)
     async with app.run_test(size=(130, 40)) as pilot:
         await wait_ready(pilot)

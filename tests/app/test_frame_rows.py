@@ -1,6 +1,6 @@
 """A frame renders only the rows it paints, of only the widgets that show on those rows (see
-tui/app/render/frame_rows.py): Textual rendered every top-level widget whole on every frame,
-however small the change. Ctrl+L's repaint is the exception: Textual's own painting."""
+tui/app/render/frame_rows.py): Textual renders all the rows in the frame's box of every widget
+under it, however small the change. Ctrl+L's repaint is the exception: Textual's own painting."""
 
 from __future__ import annotations
 

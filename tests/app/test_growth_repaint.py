@@ -104,8 +104,8 @@ async def test_a_growing_reply_leaves_its_unchanged_rows_alone() -> None:
 
 
 async def test_a_layout_that_mounts_a_block_arranges_the_screen_once() -> None:
-    # Textual left its full map marked stale after a layout for new widgets, so the geometry
-    # lookups later in the same pass arranged the whole screen again.
+    # Textual leaves its full map marked stale after a layout for new widgets, so the geometry
+    # lookups later in the same pass would arrange the whole screen again.
     app = WidgetsInApp(AssistantMessage(0, "## Title\n\nA first paragraph.\n", model="demo"))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
@@ -136,7 +136,7 @@ async def test_a_layout_that_mounts_a_block_arranges_the_screen_once() -> None:
 async def test_a_new_block_leaves_the_blocks_above_it_alone() -> None:
     # Appending a block changes every earlier block's clip (the reply's inside grew) and its
     # painting order (each new sibling shifts the order of those before it); neither changes
-    # what they look like, and Textual repainted all of them on every such write.
+    # what they look like, and Textual repaints all of them on every such write.
     app = WidgetsInApp(VerticalScroll(AssistantMessage(0, "", model="demo")))
     async with app.run_test(size=(80, 30)) as pilot:
         terminal = VirtualTerminal(app)

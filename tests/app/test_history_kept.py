@@ -72,8 +72,8 @@ async def test_a_new_chat_mid_reply_files_the_reply_under_the_old_chat(
             pilot, lambda: not app.chat_screen.busy, timeout=30, what="the cancelled end"
         )
         assert app.session.messages == []
-        # The old reply's last write, landing on a removed widget, once showed an
-        # "unexpected NoScreen" error in the new chat and lost the record.
+        # The old reply's last write lands on a removed widget: it must not show an
+        # "unexpected NoScreen" error in the new chat, nor lose the record.
         assert not app.query(ErrorMessage)
         (record,) = store.records()
         assert record["status"] == RequestStatus.CANCELLED.value

@@ -1,6 +1,6 @@
 """A history that cannot be written is said in the chat, and stays said: a corrupt file or a
 folder that cannot be written at start (the app opens without a store, as `firsttoken` does),
-or saves that start failing mid-session. Chatting goes on either way."""
+or saves that start failing while the app runs. Chatting goes on either way."""
 
 from __future__ import annotations
 

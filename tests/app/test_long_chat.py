@@ -181,7 +181,7 @@ async def test_a_reveal_while_another_chat_opens_shows_none_of_the_old_chat(
     demo: DemoThread,
 ) -> None:
     """Emptying the old chat scrolls it to the top, which asks for earlier messages; that
-    request can run while the old blocks are still being removed (CI did, once). It must
+    request can run while the old blocks are still being removed. It must
     neither fail nor bring the old chat's messages into the new one."""
     app = make_app(demo.base_url)
     async with app.run_test(size=(120, 40)) as pilot:

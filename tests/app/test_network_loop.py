@@ -2,7 +2,8 @@
 
 A model list still in flight when the app closes is cancelled, and a cancelled request needs
 a few more turns of its loop to end (the client closes its connection). Stopped before that,
-the loop kept the task pending, and Python destroyed it with a warning as the process ended.
+the loop would keep the task pending, and Python would destroy it with a warning as the
+process ends.
 """
 
 from __future__ import annotations

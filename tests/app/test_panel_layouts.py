@@ -56,7 +56,7 @@ async def test_figures_that_resize_the_panels_text_are_laid_out_once() -> None:
         await wait_for(pilot, lambda: settled(app), what="anything after them")
         assert (digits.size, unit.size) != sizes_before  # the figures did resize the text
         assert str(unit.content) == "ms"
-        # Textual's own widgets asked for a second layout here, as each stored its new size.
+        # Textual's own widgets would ask for a second layout here, as each stores its size.
         assert reflows == 1
         assert terminal.differences() == []  # and that one layout painted all of it
 

@@ -61,8 +61,8 @@ async def test_tokens_fed_from_another_thread_all_arrive_in_few_writes() -> None
 
 
 async def test_the_flusher_ends_by_itself_when_the_stream_ends_while_it_is_idle() -> None:
-    # Regression: after the end of the stream the flusher went back to waiting for a wake-up,
-    # so only a cancellation could stop it, and Python 3.11's wait_for can swallow one.
+    # Back to waiting for a wake-up after the end of the stream, the flusher could only be
+    # stopped by a cancellation, and Python 3.11's wait_for can swallow one.
     markdown = RecordingMarkdown()
     writer = ReplyWriter(markdown, interval_s=0.01)  # type: ignore[arg-type]
     writer.start()
@@ -205,8 +205,8 @@ async def test_what_rides_with_the_writes_skips_the_tail() -> None:
 
 async def test_a_widget_removed_during_a_write_ends_the_write_quietly() -> None:
     """A new chat removes the reply's widget while a write is in progress: the write must
-    not then ask the widget's (gone) screen for a frame; it raised NoScreen, which lost the
-    reply's record and showed an error in the new chat."""
+    not then ask the widget's (gone) screen for a frame: a NoScreen there would lose the
+    reply's record and show an error in the new chat."""
     from textual.app import App, ComposeResult
     from textual.widgets import Markdown
 

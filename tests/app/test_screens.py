@@ -216,8 +216,8 @@ def test_when_says_the_time_today_and_the_date_otherwise() -> None:
 
 
 async def test_a_picker_answers_once_however_fast_the_keys_come() -> None:
-    """Enter typed twice before the picker is off the stack (the keys were read in one go)
-    answered twice, and the second dismiss popped the chat screen itself: the app ended."""
+    """Enter typed twice before the picker is off the stack (the keys read in one go) must
+    answer once: a second dismiss would pop the chat screen itself and end the app."""
     app = Host(ChatPicker(CHATS, current=3))
     async with app.run_test() as pilot:
         await pilot.pause()

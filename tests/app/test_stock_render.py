@@ -1,8 +1,7 @@
 """The app with Textual's stock rendering (what a Textual the render seam does not know gets):
 a representative part of the Pilot suite, run again in a process with
 FIRSTTOKEN_STOCK_RENDER=1: streaming and the final update, Esc, help and the pickers (F1, F2,
-F9), opening a saved chat and carrying on in it, the chat following the stream. About 20 s
-of the suite's time on a 2-core machine."""
+F9), opening a saved chat and carrying on in it, the chat following the stream."""
 
 from __future__ import annotations
 

@@ -171,7 +171,7 @@ def settled(app: Any) -> bool:
             for widget in app.screen.walk_children()
         )
         # A widget clears its own flag when it posts the message; until the screen has taken
-        # it, the change is on neither side (a check then saw a paragraph's old words, on a
-        # loaded machine, in CI).
+        # it, the change is on neither side (a check would then see a paragraph's old words
+        # on a loaded machine).
         or any(isinstance(message, PAINT_MESSAGES) for message in screen._message_queue.values)
     )
