@@ -72,7 +72,7 @@ class ChatHistory:
             self._loop.call_soon_threadsafe(self._unsaved, message)
 
     def message_sent(self, message: dict[str, Any]) -> None:
-        """`message` was just added to the session and is about to be sent."""
+        """`message` was just added to the ChatSession and is about to be sent."""
         if self.store is None:
             return
         try:

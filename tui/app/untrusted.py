@@ -4,7 +4,7 @@ A server's reply and reasoning, its error bodies and model ids, and everything r
 the history file can carry terminal escape sequences (a prompt-injected document can make a
 model write `ESC ] 52 ; c ; …` to set the clipboard). Textual writes a widget's text to the
 terminal as it is, so each of those strings goes through `tui.engine.inert` on its way in:
-the session keeps the exact text (it is what is sent and stored); what is shown is a copy.
+ChatSession keeps the exact text (it is what is sent and stored); what is shown is a copy.
 
 `ReplyIntake` is the streamed reply's way in: the network thread hands it each delta; it
 keeps the exact text for the history and passes the inert text on to the screen.
@@ -33,7 +33,7 @@ def shown(value: Any) -> Any:
 
 
 def shown_messages(messages: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The messages as the chat shows them (the session's own list is left exact)."""
+    """The messages as the chat shows them (ChatSession's own list is left exact)."""
     return [shown(message) for message in messages]
 
 

@@ -213,7 +213,7 @@ class ChatLog(ChatPane):
         return [v for v in self.query_children(MessageView) if not v.spare]
 
     def message_views(self) -> list[MessageView]:
-        """The blocks of the session's messages, in order."""
+        """The blocks of the ChatSession's messages, in order."""
         return [v for v in self.shown_views() if v.message_index is not None]
 
     def replies(self) -> list[AssistantMessage]:
@@ -257,7 +257,7 @@ class ChatLog(ChatPane):
             self._forget_spares()
             self._unbuilt, self._folded, self._earlier_row = [], [], None
             self._reply_notes = dict(reply_notes or {})
-            messages = list(messages)  # as they are now: the session's list may grow meanwhile
+            messages = list(messages)  # as they are now: ChatSession's list may grow meanwhile
             await self.remove_children()
             if messages:
                 self.add_messages(messages)

@@ -220,8 +220,8 @@ class LatencyPanel(VerticalScroll):
             return
         self._shown[widget_id] = key
         widget = self.query_one(f"#{widget_id}", Static)
-        # A layout pass reflows the whole screen: only ask for one when the
-        # text's shape changed (line count, or a line too long for the panel).
+        # A layout pass reflows the whole screen: only ask for one when the text's shape
+        # changed (line count, or a line too long for the panel).
         plain = content if isinstance(content, str) else content.plain
         lines = plain.split("\n")
         shape = (len(lines), max(map(len, lines)) > widget.content_region.width)
