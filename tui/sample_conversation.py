@@ -10,6 +10,7 @@ stored, and is identical on every call.
 from __future__ import annotations
 
 import json
+from functools import cache
 
 _TOOLS = {
     "search_docs": (
@@ -263,9 +264,15 @@ def _tool_call_messages(number: int, tool: str, topic: str) -> list[dict]:
     ]
 
 
+@cache
+def sample_system_prompt() -> str:
+    """The sample's system prompt, which opens it (and tells a chat holding the sample)."""
+    return _system_prompt()
+
+
 def bloated_sample() -> list[dict]:
     """System prompt, ten long rounds (some with tool calls) and a short final question."""
-    messages: list[dict] = [{"role": "system", "content": _system_prompt()}]
+    messages: list[dict] = [{"role": "system", "content": sample_system_prompt()}]
     for number, (topic, symptom, advice, tool) in enumerate(_ROUNDS, start=1):
         messages.append({"role": "user", "content": _user_message(number, topic, symptom)})
         if tool:

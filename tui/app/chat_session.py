@@ -84,9 +84,9 @@ class ChatSession:
         system = self.system_prompt
         if not system:
             return [], "new chat"
-        from tui.sample_conversation import bloated_sample
+        from tui.sample_conversation import sample_system_prompt
 
-        if system == bloated_sample()[0].get("content"):
+        if system == sample_system_prompt():
             return [], "new chat, started clean: the sample's system prompt is not kept"
         kept = [{"role": "system", "content": system}]
         size = f" ({counter.count_messages(kept):,} tokens)" if counter is not None else ""
@@ -189,8 +189,15 @@ class ChatSession:
 
             policy = replace(settings.trim_policy, strategy="priority")
             settings = replace(settings, trim_policy=policy)
+        messages = self.messages
+        if self.holds_the_sample():
+            # The trimming demo compares two sends: each goes cold (a fresh tag opens the sample,
+            # as `bench` does), so the server's prefix cache cannot make one order look better.
+            from tui.engine.bench import new_tag, tagged
+
+            messages = tagged(messages, f"sample {new_tag()}")
         return build_request(
-            self.messages,
+            messages,
             settings,
             counter,
             trim_enabled=self.trim_enabled,
@@ -198,6 +205,13 @@ class ChatSession:
             model=self.model,
             budget=self.budget,
         )
+
+    def holds_the_sample(self) -> bool:
+        """Whether this chat is F6's bloated sample (its system prompt opens it)."""
+        from tui.sample_conversation import sample_system_prompt
+
+        first = self.messages[0] if self.messages else {}
+        return first.get("role") == "system" and first.get("content") == sample_system_prompt()
 
     def awaiting_reply(self) -> bool:
         """Whether the conversation ends with a user message nobody has answered yet."""

@@ -359,7 +359,8 @@ class ChatScreen(RenderScreen):
 
         await self.load_messages(bloated_sample())
         self.notify(
-            "bloated sample loaded: enter sends it; ctrl+t toggles trimming, f5 sends it again"
+            "bloated sample loaded: enter sends it; ctrl+t toggles trimming, f5 sends it again."
+            " Each send goes cold (a fresh tag opens it), so the order does not matter"
         )
 
     def action_switch_model(self) -> None:
