@@ -54,7 +54,9 @@ async def test_both_orders_of_the_comparison_send_cold(caching_demo: DemoThread)
                 continue
             await wait_for(
                 pilot,
-                lambda: app.chat_screen.last_record is not before and not app.chat_screen.busy,
+                lambda before=before: (  # type: ignore[misc]
+                    app.chat_screen.last_record is not before and not app.chat_screen.busy
+                ),
                 what=f"the reply after {key}",
             )
             records.append(app.chat_screen.last_record)
