@@ -130,4 +130,11 @@ class ExactCounts:
             if await self.learn(messages):
                 then()
 
-        app.run_worker(count(), group="exact-counts", exclusive=True, exit_on_error=False)
+        # The function, not a coroutine: a worker cancelled before it starts never makes one
+        # (Textual types an async function's coroutine as Coroutine[None, None, T]).
+        app.run_worker(
+            count,  # type: ignore[arg-type]
+            group="exact-counts",
+            exclusive=True,
+            exit_on_error=False,
+        )
