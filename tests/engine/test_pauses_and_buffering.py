@@ -3,6 +3,8 @@ buffering faults over real HTTP, judged against the server's own stamps."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from helpers.client import collect, demo, fault_url, make_client, make_request
 
@@ -30,6 +32,27 @@ async def test_a_pause_longer_than_the_chunk_timeout_is_reported_and_the_reply_g
     server_gap_ms = (pause["resumed_at"] - pause["paused_at"]) * 1000.0
     assert server_gap_ms >= 600.0
     assert record.longest_gap_ms is not None and record.longest_gap_ms > 100.0
+
+
+async def test_a_reply_cancelled_during_a_pause_counts_that_pause() -> None:
+    with demo("instant", decode_tokens_per_s=200.0) as server:
+        client = make_client(
+            fault_url(server, "pause-5000"), chunk_timeout_ms=100, stall_timeout_ms=30_000
+        )
+        cancel = asyncio.Event()
+        events = []
+        async for event in client.stream(make_request("reply 10 tokens"), cancel):
+            events.append(event)
+            if isinstance(event, Paused):
+                cancel.set()  # Esc while no token comes
+        await client.aclose()
+    record = events[-1].record  # type: ignore[attr-defined]
+    assert record.status is RequestStatus.CANCELLED
+    paused = next(e for e in events if isinstance(e, Paused))
+    assert record.pauses == 1
+    # The open gap ran at least from the last token to when the pause was reported.
+    assert record.longest_gap_ms is not None
+    assert record.longest_gap_ms >= (paused.at - paused.since) * 1000.0
 
 
 async def test_only_the_stall_limit_ends_the_stream_and_its_message_names_the_key() -> None:

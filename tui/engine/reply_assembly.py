@@ -261,8 +261,15 @@ def finish_record(
             record.tpot_ms = None
             record.output_tokens_per_s = None
         else:
-            stalled_at = finished_at if outcome == "stalled" else None
-            _gaps(record, reply.token_times, limits.chunk_timeout_ms, stalled_at)
+            # A stall's or a cancel's last gap was still open when the reply ended: it counts.
+            open_until = finished_at if outcome in ("stalled", "cancelled") else None
+            _gaps(
+                record,
+                reply.token_times,
+                limits.chunk_timeout_ms,
+                open_until,
+                open_gap_is_pause=outcome == "cancelled",
+            )
             decode = record.server["decode_ms"] if record.server is not None else None
             record.buffered = is_buffered(
                 streamed=True,
@@ -316,10 +323,14 @@ def _gaps(
     record: RequestRecord,
     token_times: Sequence[float],
     chunk_timeout_ms: float,
-    stalled_at: float | None,
+    open_until: float | None,
+    *,
+    open_gap_is_pause: bool,
 ) -> None:
-    """The pauses (gaps over chunk_timeout_ms the reply survived) and the longest gap, from the
-    receipt times; a stalled reply's last gap, up to when it was given up, counts as longest."""
+    """The pauses (gaps over chunk_timeout_ms) and the longest gap, from the receipt times. A
+    reply that ended inside a gap (`open_until`: given up as stalled, or cancelled) counts that
+    gap as its longest; a cancelled one counts it as a pause too (the user may have cancelled
+    because of it), a stall is reported as the stall instead."""
     longest = 0.0
     pauses = 0
     for before, after in pairwise(token_times):
@@ -327,10 +338,14 @@ def _gaps(
         if gap > chunk_timeout_ms:
             pauses += 1
         longest = max(longest, gap)
-    if stalled_at is not None and token_times:
-        longest = max(longest, (stalled_at - token_times[-1]) * 1000.0)
+    if open_until is not None and token_times:
+        gap = (open_until - token_times[-1]) * 1000.0
+        if open_gap_is_pause and gap > chunk_timeout_ms:
+            pauses += 1
+        longest = max(longest, gap)
+    ended_in_gap = open_until is not None and bool(token_times)
     record.pauses = pauses
-    record.longest_gap_ms = longest if len(token_times) > 1 or stalled_at is not None else None
+    record.longest_gap_ms = longest if len(token_times) > 1 or ended_in_gap else None
 
 
 def _calibrate(request: ChatRequest, reply: Reply, counter: TokenCounter | None) -> None:
