@@ -34,6 +34,30 @@ async def test_the_writer_paints_its_first_and_last_writes_at_once(monkeypatch: 
     assert painted_after == [1, 6]  # the first write and the last, no other
 
 
+async def test_a_stream_ending_during_its_last_write_paints_that_write_once(
+    monkeypatch: Any,
+) -> None:
+    painted_after: list[int] = []
+    monkeypatch.setattr(
+        "tui.app.widgets.reply_writer.paint_now", lambda app: painted_after.append(writer.flushes)
+    )
+    app = WidgetsInApp(AssistantMessage(0, "", model="demo"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        writer = ReplyWriter(app.query_one(AssistantMessage).markdown)
+        writer.start()
+        writer.feed("First words.")
+        await wait_for(pilot, lambda: writer.flushes == 1, what="the first write")
+        writer.feed(" and the last ones.")
+        # The second write has begun (its append may still be under way) when the stream ends,
+        # with nothing after it: whichever way the append and the end fall, one paint follows.
+        await wait_for(pilot, lambda: writer.flushes == 2, what="the second write")
+        writer.end()
+        await writer.finish(None)
+    assert writer.flushes == 2
+    assert painted_after == [1, 2]
+
+
 async def test_paint_now_lays_out_and_paints_before_it_returns() -> None:
     app = WidgetsInApp(AssistantMessage(0, "", model="demo"))
     async with app.run_test(size=(80, 24)) as pilot:

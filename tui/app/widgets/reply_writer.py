@@ -75,6 +75,7 @@ class ReplyWriter:
         # when the write is painted.
         self.with_write: Callable[[], None] | None = None
         self._last_write_at = 0.0
+        self._painted_write = 0  # the write paint_now last painted right after
 
     def start(self, ready: Awaitable[object] | None = None) -> None:
         """Start flushing on the running (UI) loop; `ready` (e.g. the mount) is awaited first."""
@@ -120,6 +121,11 @@ class ReplyWriter:
                 if self._ended.is_set():
                     if self._held:
                         await self._write(self._take())
+                    if self.flushes != self._painted_write:
+                        # The stream ended while the last write was under way: its words are
+                        # the last words, painted now.
+                        self._painted_write = self.flushes
+                        self.paint_now()
                     return  # everything written: the flusher ends by itself, never cancelled
                 self._idle = True  # announce first, then look: no wake-up can be lost
                 if not self._pending:
@@ -155,11 +161,15 @@ class ReplyWriter:
 
     async def _write(self, chunk: str) -> None:
         self.flushes += 1
+        # Taken before the append: a stream that ends during it has a tail write to come
+        # (or the flusher's end), which paints the last words once.
+        last = self._ended.is_set()
         self._last_write_at = time.perf_counter()
         # Shielded: cancelling the flusher mid-write must not abandon the widget's append.
         await asyncio.shield(self._append(chunk))
         self._first_text_arrived()
-        if self.flushes == 1 or self._ended.is_set():
+        if self.flushes == 1 or last:
+            self._painted_write = self.flushes
             self.paint_now()  # the first words, the last words
 
     def _first_text_arrived(self) -> None:
