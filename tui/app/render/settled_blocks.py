@@ -30,7 +30,6 @@ from typing import Any
 from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
-from textual._compositor import Compositor
 from textual.geometry import NULL_OFFSET, NULL_SPACING, Region, Size, Spacing
 from textual.layout import DockArrangeResult, WidgetPlacement
 from textual.selection import Selection
@@ -38,6 +37,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Markdown
 
+from tui.app.render.frame_rows import FrameRowsCompositor
 from tui.app.render.single_layout import StoreSizeWithoutRelayout
 
 
@@ -53,7 +53,9 @@ class FoldedBlock:
 
 def rendered_lines(widget: Widget) -> list[Strip]:
     """The lines `widget` and everything inside it paint at its laid-out size: a compositor
-    of its own arranges the subtree (the arrangements are cached) and renders it.
+    of its own arranges the subtree (the arrangements are cached) and renders it, as a frame
+    does (frame_rows): only the widgets that show, so a list's rows and columns, which lie
+    behind its bullets and paragraphs, are not rendered.
 
     Rendering asks for each widget's place on the screen, and in the middle of a layout pass
     the screen's map of places is marked out of date: the first question would arrange the
@@ -64,7 +66,7 @@ def rendered_lines(widget: Widget) -> list[Strip]:
     out_of_date = screen_map._full_map_invalidated
     screen_map._full_map_invalidated = False
     try:
-        compositor = Compositor()
+        compositor = FrameRowsCompositor()
         compositor.reflow(widget, widget.outer_size)
         return compositor.render_strips()
     finally:
