@@ -9,11 +9,18 @@ import random
 from typing import Any
 
 import pytest
+from textual._compositor import Compositor
 from textual.app import App, ComposeResult
+from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.strip import Strip
 from textual.widgets import Markdown, Static
-from textual.widgets._markdown import MarkdownBlock, MarkdownBullet, MarkdownTableContent
+from textual.widgets._markdown import (
+    MarkdownBlock,
+    MarkdownBullet,
+    MarkdownList,
+    MarkdownTableContent,
+)
 
 from benchmarks.render.dense_reply import dense_markdown
 from tui.app.render.settled_blocks import SettledLines, rendered_lines
@@ -110,6 +117,8 @@ def shown(markdown: Markdown) -> list[Any]:
     for node in markdown.walk_children(with_self=False):
         if isinstance(node, SettledLines):
             continue  # what it paints is compared by `painted`
+        if is_item_column(node):
+            continue  # a list item's column: a one-paragraph item may show its paragraph bare
         # (outer_size: the size its layout gave it; a folded block is not on screen itself)
         row: list[Any] = [type(node).__name__, sorted(node.classes), node.name, node.outer_size]
         if isinstance(node, MarkdownBullet):
@@ -123,10 +132,21 @@ def shown(markdown: Markdown) -> list[Any]:
     return rows
 
 
+def is_item_column(node: Any) -> bool:
+    """A list item's column (beside its bullet), which lays out the item's blocks and paints
+    nothing of its own (transparent, as wide and as tall as what it holds)."""
+    row = node.parent
+    return (
+        isinstance(node, Vertical)
+        and isinstance(row, Horizontal)
+        and isinstance(row.parent, MarkdownList)
+    )
+
+
 def painted(markdown: Markdown) -> list[list[tuple[str, Any]]]:
     """Every line a Markdown widget paints at its size, as (text, style) runs (Textual's own
     compositor, over the widget and everything in it; a style by what it looks like)."""
-    return [runs(strip) for strip in rendered_lines(markdown)]
+    return [runs(strip) for strip in rendered_lines(markdown, Compositor())]
 
 
 def runs(strip: Strip) -> list[tuple[str, str]]:

@@ -157,3 +157,34 @@ async def test_a_new_theme_is_painted_as_textual_paints_it() -> None:
         await pilot.pause()
         await pilot.pause()
         assert painted(markdown) == painted(app.query_one("#stock", Markdown))
+
+
+async def test_folding_a_list_renders_only_what_shows_of_it(monkeypatch: Any) -> None:
+    # A list's rows, columns and the list itself lie behind its bullets and paragraphs on
+    # every row: folding it renders the widgets in front only (the lines are Textual's, as
+    # the side-by-side tests check).
+    in_fold: list[str] = []
+    folding = False
+    render_lines, fold = Widget.render_lines, SettledLines.fold
+
+    def counted(self: Widget, crop: Any) -> Any:
+        if folding:
+            in_fold.append(type(self).__name__)
+        return render_lines(self, crop)
+
+    def fold_counted(self: SettledLines, block: Widget) -> None:
+        nonlocal folding
+        folding = True
+        try:
+            fold(self, block)
+        finally:
+            folding = False
+
+    monkeypatch.setattr(Widget, "render_lines", counted)
+    monkeypatch.setattr(SettledLines, "fold", fold_counted)
+    app = ReplyOnly()
+    async with app.run_test() as pilot:
+        markdown = await stream(app, pilot, LISTS)
+        assert len(markdown.query_one(SettledLines).folded) > 10
+    assert "MarkdownBullet" in in_fold and "MarkdownParagraph" in in_fold
+    assert not {"Horizontal", "Vertical", "MarkdownBulletList"} & set(in_fold)

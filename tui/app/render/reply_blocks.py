@@ -18,10 +18,14 @@ What Textual repeats, and what this does instead (measured in benchmarks/render)
   unchanged and rebuilds only the others (a link whose reference came later, a table).
 - **Inline styles are worked out per block.** The reply's blocks read their four inline
   component styles from the reply's Markdown, which works them out once.
+- **A list item is four widgets** (a row, its bullet, a column, the item's paragraph), each
+  mounted, styled, laid out and painted: a reply dense with lists cost several times a prose
+  reply. An item that is one paragraph shows it beside its bullet without the column, which
+  paints nothing of its own there (`item_column`).
 
 What is shown is always what Textual itself would show: tests/app/test_final_update.py
-streams Markdown in random chunks into this widget and into Textual's own, and compares them
-after every write and after the final update.
+streams Markdown in random chunks into this widget and into Textual's own, and compares what
+they paint after every write and after the final update.
 """
 
 from __future__ import annotations
@@ -176,7 +180,7 @@ async def update_list(shown: Any, fresh: Any) -> bool:
     """Make a mounted list show `fresh` (same kind, not mounted): unchanged items are kept,
     changed ones updated in place, new ones mounted. False (nothing done): not possible."""
     items: list[Any] = [block for block in fresh._blocks if isinstance(block, MarkdownListItem)]
-    rows = list(shown.children)  # one Horizontal(MarkdownBullet, Vertical(*blocks)) per item
+    rows = list(shown.children)  # one Horizontal(MarkdownBullet, item_column) per item
     if not shown.is_mounted or len(items) < len(rows) or len(rows) != len(shown._item_keys):
         return False
     symbols = bullet_symbols(fresh, items)
@@ -190,7 +194,7 @@ async def update_list(shown: Any, fresh: Any) -> bool:
             bullet.symbol = symbol  # a reactive that repaints; its width is "auto":
             bullet.refresh(layout=wider)
         if shown._item_keys[index] is None or shown._item_keys[index] != item._parse_key:
-            await update_blocks(column, list(column.children), item._blocks)
+            await update_item(rows[index], column, item)
     shown._item_keys = [item._parse_key for item in items]
     shown._parse_key = fresh._parse_key
     shown._copy_context(fresh)
@@ -208,7 +212,29 @@ ListBullet = type("MarkdownBullet", (StoreSizeWithoutRelayout, MarkdownBullet), 
 def list_row(item: Any, symbol: str) -> Widget:
     bullet = ListBullet()
     bullet.symbol = symbol
-    return ListRow(bullet, ListColumn(*item._blocks))
+    return ListRow(bullet, item_column(item._blocks))
+
+
+def item_column(blocks: list[Any]) -> Widget:
+    """What a list item's row shows beside its bullet. Textual puts the item's blocks in a
+    column; an item that is one paragraph (most are) shows the paragraph itself there: the
+    column is transparent, as wide as the paragraph and as tall (a paragraph in a list has
+    no margin), so the row paints the same with one widget fewer to mount, style, lay out and
+    fold (a list item was four)."""
+    if len(blocks) == 1 and isinstance(blocks[0], MarkdownParagraph):
+        return blocks[0]
+    return ListColumn(*blocks)
+
+
+async def update_item(row: Widget, column: Widget, item: Any) -> None:
+    """Make a list item's row show `item` (built, not mounted) beside its bullet."""
+    if isinstance(column, ListColumn):
+        await update_blocks(column, list(column.children), item._blocks)
+    elif len(item._blocks) == 1 and type(item._blocks[0]) is type(column):
+        await update_block(row, column, item._blocks[0])  # the paragraph, in place
+    else:  # a paragraph that now has company (a nested list): a column in its place
+        await row.mount(item_column(item._blocks), before=column)
+        await column.remove()
 
 
 class ListRows:

@@ -2,7 +2,7 @@
 
 Every layout pass arranges every widget on screen, and a streamed write needs one: with the
 blocks of a long reply all laid out, each write cost more than the one before, and a reply
-dense with code blocks and lists (a list item is four widgets) paid the most
+dense with code blocks and lists (a list item is three or four widgets) paid the most
 (benchmarks/bench_settled_blocks.py). Yet `Markdown.append` only ever changes the reply's
 last block: every block before it is settled.
 
@@ -38,6 +38,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Markdown
 
+from tui.app.render.frame_rows import FrameRowsCompositor
 from tui.app.render.single_layout import StoreSizeWithoutRelayout
 
 
@@ -51,9 +52,12 @@ class FoldedBlock:
     on_top: bool  # kept live, placed over its own rows (it scrolls sideways)
 
 
-def rendered_lines(widget: Widget) -> list[Strip]:
+def rendered_lines(widget: Widget, compositor: Compositor | None = None) -> list[Strip]:
     """The lines `widget` and everything inside it paint at its laid-out size: a compositor
-    of its own arranges the subtree (the arrangements are cached) and renders it.
+    of its own arranges the subtree (the arrangements are cached) and renders it, as a frame
+    does (frame_rows): only the widgets that show, so a list's rows and columns, which lie
+    behind its bullets and paragraphs, are not rendered. (Tests pass Textual's own
+    `Compositor`, which renders every widget.)
 
     Rendering asks for each widget's place on the screen, and in the middle of a layout pass
     the screen's map of places is marked out of date: the first question would arrange the
@@ -64,7 +68,7 @@ def rendered_lines(widget: Widget) -> list[Strip]:
     out_of_date = screen_map._full_map_invalidated
     screen_map._full_map_invalidated = False
     try:
-        compositor = Compositor()
+        compositor = FrameRowsCompositor() if compositor is None else compositor
         compositor.reflow(widget, widget.outer_size)
         return compositor.render_strips()
     finally:
