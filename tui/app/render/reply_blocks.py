@@ -1,16 +1,16 @@
 """The reply's Markdown widget: Textual's `Markdown`, streamed into with `append()` and given
 one full `update()` at the end, without the work Textual repeats on every write.
 
-Imported on first use (importing Textual's Markdown costs ~50 ms the first frame does not
-need): `message_view` and the warm-up thread import it.
+Imported on first use (importing Textual's Markdown is costly, and the first frame does not
+need it): `message_view` and the warm-up thread import it.
 
-What Textual repeats, and what this does instead (measured in benchmarks/render):
+What Textual repeats, and what this does instead (docs/performance.md#the-render-path):
 
 - **The last block is rebuilt on every write.** `append()` parses the last block again and
   hands the result to the shown block's `_update_from_block`, which Textual does in place for
-  a paragraph or code fence but by removing and re-mounting the block for everything else. A
-  reply streaming into a list re-mounted the whole list (every item: bullet, two containers,
-  paragraph) about 20 times a second, and each re-mount asked for a second layout. Here
+  a paragraph or code fence but by removing and re-mounting the block for everything else: a
+  reply streaming into a list would re-mount the whole list (every item: bullet, containers,
+  paragraph) on every write, and each re-mount asks for a second layout. Here
   headings and lists are updated in place too: a list keeps the items that did not change and
   updates the one being written (its paragraph takes the new text in place).
 - **The final update re-mounts every block.** Each block is keyed by the tokens it was built
@@ -65,9 +65,8 @@ from tui.app.render.single_layout import (
 from tui.app.render.steady_height import set_block_content
 
 # Markdown blocks style inline text through four component classes. Textual works out each
-# block's component styles when the block is mounted (a stylesheet pass per class), which was
-# 40 % of mounting a reply's blocks (benchmarks/render: the tail of a long reply, the full
-# update at its end). The styles are the same for every block of a reply, so the reply's
+# block's component styles when the block is mounted (a stylesheet pass per class), a large
+# part of mounting a reply's blocks. The styles are the same for every block of a reply, so the reply's
 # Markdown works them out once and its blocks read them from it.
 INLINE_COMPONENTS = frozenset({"em", "strong", "s", "code_inline"})
 # Textual 8.2's own rules for these classes (Markdown's DEFAULT_CSS, there under MarkdownBlock).
@@ -203,7 +202,7 @@ async def update_list(shown: Any, fresh: Any) -> bool:
 
 # A list item's row, as Textual's list `compose()` builds it, from classes of the same names
 # that take their new size without asking for another layout pass (see single_layout): each
-# write into a list otherwise cost a second reflow and frame, 5-10 ms.
+# write into a list would otherwise cost a second reflow and frame.
 ListRow = type("Horizontal", (StoreSizeWithoutRelayout, Horizontal), {})
 ListColumn = type("Vertical", (StoreSizeWithoutRelayout, Vertical), {})
 ListBullet = type("MarkdownBullet", (StoreSizeWithoutRelayout, MarkdownBullet), {})
@@ -408,7 +407,7 @@ class ReplyMarkdown(LayoutWithoutRepaint, StoreSizeWithoutRelayout, Markdown):
         """Textual's update(), keeping each block a fresh parse builds the same."""
         parser = shared_parser() if self._parser_factory is None else self._parser_factory()
         async with self.lock:
-            tokens = parser.parse(markdown)  # ~9 ms for a 4,000-token reply
+            tokens = parser.parse(markdown)
             fresh = top_level_blocks(tokens)
             shown = self._shown_blocks()
             self._markdown = markdown

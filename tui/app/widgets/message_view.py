@@ -1,6 +1,6 @@
 """One block per chat message: user, assistant (streamed Markdown), system/tool, error.
 
-Every block remembers `message_index`, its position in the session's message list, so the
+Every block remembers `message_index`, its position in the chat's message list (`ChatSession.messages`), so the
 trim preview can mark exactly the messages trimming would drop (class `-dropped`).
 """
 
@@ -76,8 +76,8 @@ class MessageView(Vertical):
 
     def _show_subtitle(self, subtitle: Content) -> None:
         # Textual's setter repaints the whole block, and so everything inside it: the whole
-        # reply went to the terminal again with every status change, several a second while
-        # it streams (benchmarks/render). The subtitle is drawn on the bottom border row:
+        # reply would go to the terminal again with every status change, several a second
+        # while it streams. The subtitle is drawn on the bottom border row:
         # repaint that row only.
         self._repaint_held = True
         try:
@@ -123,8 +123,8 @@ class AssistantMessage(StoreSizeWithoutRelayout, MessageView):
     ) -> None:
         super().__init__(message_index, classes="-assistant")
         self.set_model(model)
-        # Its class is imported on first use: Textual's Markdown costs ~50 ms, and the first
-        # frame needs none.
+        # Its class is imported on first use: importing Textual's Markdown is costly, and the
+        # first frame needs none.
         markdown_class = reply_markdown_class()
         self.markdown: Markdown = markdown_class(text, classes="body", parser_factory=shared_parser)
         # The model's thinking, above the reply (widgets/reasoning_block.py).
