@@ -66,8 +66,8 @@ from tui.app.render.steady_height import set_block_content
 
 # Markdown blocks style inline text through four component classes. Textual works out each
 # block's component styles when the block is mounted (a stylesheet pass per class), a large
-# part of mounting a reply's blocks. The styles are the same for every block of a reply, so the reply's
-# Markdown works them out once and its blocks read them from it.
+# part of mounting a reply's blocks. The styles are the same for every block of a reply, so
+# the reply's Markdown works them out once and its blocks read them from it.
 INLINE_COMPONENTS = frozenset({"em", "strong", "s", "code_inline"})
 # Textual 8.2's own rules for these classes (Markdown's DEFAULT_CSS, there under MarkdownBlock).
 INLINE_STYLES_CSS = """

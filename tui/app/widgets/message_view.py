@@ -1,7 +1,8 @@
 """One block per chat message: user, assistant (streamed Markdown), system/tool, error.
 
-Every block remembers `message_index`, its position in the chat's message list (`ChatSession.messages`), so the
-trim preview can mark exactly the messages trimming would drop (class `-dropped`).
+Every block remembers `message_index`, its position in the chat's message list
+(`ChatSession.messages`), so the trim preview can mark exactly the messages trimming would drop
+(class `-dropped`).
 """
 
 from __future__ import annotations
