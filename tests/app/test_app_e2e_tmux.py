@@ -9,17 +9,13 @@ import json
 import os
 import re
 import shutil
-import subprocess
-import sys
 import time
-import uuid
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from tmux_app import Tmux
 
-from tui.demo import DemoThread, start_demo_in_thread
-from tui.demo.latency_model import latency_model
+from tui.demo import DemoThread
 
 REPO = Path(__file__).resolve().parents[2]
 TTFT_IN_REPLY = re.compile(r"TTFT (\d+(?:\.\d+)?) (ms|s)\b")
@@ -29,65 +25,10 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-class Tmux:
-    """One tmux server on its own socket, so the test never touches the user's sessions."""
-
-    def __init__(self) -> None:
-        self.socket = f"firsttoken-test-{uuid.uuid4().hex[:8]}"
-        self.session = "app"
-
-    def run(self, *args: str) -> str:
-        done = subprocess.run(
-            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=10
-        )
-        return done.stdout
-
-    def capture(self) -> str:
-        return self.run("capture-pane", "-p", "-t", self.session)
-
-    def wait_for(self, check: Callable[[str], bool], timeout: float, what: str) -> str:
-        deadline = time.monotonic() + timeout
-        screen = ""
-        while time.monotonic() < deadline:
-            screen = self.capture()
-            if check(screen):
-                return screen
-            time.sleep(0.1)
-        raise AssertionError(f"timed out waiting for {what}; the pane showed:\n{screen}")
-
-    def start_firsttoken(self, home: Path, base_url: str, *args: str) -> None:
-        """`firsttoken --base-url URL ARGS` in a 120x40 pane, with its own FIRSTTOKEN_HOME."""
-        command = (
-            # COLUMNS/LINES from the test runner would override the pane size inside the app.
-            f"cd {REPO} && env -u COLUMNS -u LINES FIRSTTOKEN_HOME={home} "
-            f"{sys.executable} -m tui --base-url {base_url} {' '.join(args)}; "
-            "sleep 60"  # keep the pane after exit so a failure can still be read
-        )
-        self.run(
-            "new-session", "-d", "-s", self.session, "-x", "120", "-y", "40",
-            "-e", f"FIRSTTOKEN_HOME={home}", command,
-        )  # fmt: skip
-        # A fresh tmux server without clients may fall back to 80x24: pin the size.
-        self.run("set-option", "-t", self.session, "window-size", "manual")
-        self.run("resize-window", "-t", self.session, "-x", "120", "-y", "40")
-
-    def kill(self) -> None:
-        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
-
-
-@pytest.fixture
-def endpoint() -> Iterator[DemoThread]:
-    thread = start_demo_in_thread(latency_model("cpu-small"))
-    try:
-        yield thread
-    finally:
-        thread.stop()
-
-
-def test_firsttoken_in_tmux_answers_and_shows_ttft(endpoint: DemoThread, isolated_home: Path):
+def test_firsttoken_in_tmux_answers_and_shows_ttft(slow_demo: DemoThread, isolated_home: Path):
     tmux = Tmux()
     try:
-        tmux.start_firsttoken(isolated_home, endpoint.base_url)
+        tmux.start_firsttoken(isolated_home, slow_demo.base_url)
         tmux.wait_for(lambda s: "enter send" in s and "/ 6,000" in s, 30, "the app to be ready")
         tmux.run("send-keys", "-t", tmux.session, "-l", "What is TTFT? reply 20 tokens")
         tmux.wait_for(lambda s: "reply 20 tokens" in s, 10, "the typed prompt")
@@ -100,7 +41,7 @@ def test_firsttoken_in_tmux_answers_and_shows_ttft(endpoint: DemoThread, isolate
         value, unit = TTFT_IN_REPLY.search(screen).groups()  # type: ignore[union-attr]
         assert float(value) > 0 and unit in ("ms", "s")
         assert "long_generation" in screen or "short_qa" in screen  # the panel's class line
-        chat = [r for r in endpoint.requests if r["path"].endswith("/chat/completions")]
+        chat = [r for r in slow_demo.requests if r["path"].endswith("/chat/completions")]
         assert len(chat) == 1
         assert chat[0]["messages"][-1]["content"] == "What is TTFT? reply 20 tokens"
         tmux.run("send-keys", "-t", tmux.session, "C-q")
@@ -110,7 +51,7 @@ def test_firsttoken_in_tmux_answers_and_shows_ttft(endpoint: DemoThread, isolate
 
 
 def test_firsttoken_messages_file_opens_with_the_conversation(
-    endpoint: DemoThread, isolated_home: Path, tmp_path: Path
+    slow_demo: DemoThread, isolated_home: Path, tmp_path: Path
 ):
     conversation = tmp_path / "chat.json"
     conversation.write_text(
@@ -124,7 +65,7 @@ def test_firsttoken_messages_file_opens_with_the_conversation(
     )
     tmux = Tmux()
     try:
-        tmux.start_firsttoken(isolated_home, endpoint.base_url, "--messages", str(conversation))
+        tmux.start_firsttoken(isolated_home, slow_demo.base_url, "--messages", str(conversation))
         screen = tmux.wait_for(
             lambda s: "Seven is prime." in s and "/ 6,000" in s, 30, "the loaded chat"
         )
@@ -133,7 +74,7 @@ def test_firsttoken_messages_file_opens_with_the_conversation(
         tmux.wait_for(lambda s: "Another one?" in s, 10, "the typed prompt")
         tmux.run("send-keys", "-t", tmux.session, "Enter")
         tmux.wait_for(lambda s: TTFT_IN_REPLY.search(s) is not None, 30, "the reply")
-        chat = [r for r in endpoint.requests if r["path"].endswith("/chat/completions")]
+        chat = [r for r in slow_demo.requests if r["path"].endswith("/chat/completions")]
         assert chat[-1]["message_count"] == 4
         tmux.run("send-keys", "-t", tmux.session, "C-q")
     finally:
@@ -163,14 +104,14 @@ def _above_the_prompt(pane: str) -> str:
 
 
 def test_what_the_terminal_shows_after_streaming_equals_a_full_repaint(
-    endpoint: DemoThread, isolated_home: Path
+    slow_demo: DemoThread, isolated_home: Path
 ):
     """The app paints incrementally (only what changed; containers asked for a layout are not
     repainted in full, see LayoutWithoutRepaint). If that ever left stale cells, the pane
     would differ from a full repaint, which ctrl+l forces (checked below on garbage)."""
     tmux = Tmux()
     try:
-        tmux.start_firsttoken(isolated_home, endpoint.base_url)
+        tmux.start_firsttoken(isolated_home, slow_demo.base_url)
         tmux.wait_for(lambda s: "/ 6,000" in s, 30, "the app to be ready")
         # Two turns: the second reply scrolls the chat while it streams.
         for number, prompt in enumerate(["first, reply 60 tokens", "second, reply 160 tokens"]):
@@ -198,13 +139,13 @@ def test_what_the_terminal_shows_after_streaming_equals_a_full_repaint(
 
 
 def test_keys_typed_while_the_app_starts_reach_the_prompt(
-    endpoint: DemoThread, isolated_home: Path
+    slow_demo: DemoThread, isolated_home: Path
 ):
     # Typed at once, while Python still imports: read with the terminal's first input, before
     # the app's own start-up has focused the prompt (else they would go to the chat log, lost).
     tmux = Tmux()
     try:
-        tmux.start_firsttoken(isolated_home, endpoint.base_url)
+        tmux.start_firsttoken(isolated_home, slow_demo.base_url)
         tmux.run("send-keys", "-t", tmux.session, "-l", "typed early")
         screen = tmux.wait_for(
             lambda s: "enter send" in s and "/ 6,000" in s, 30, "the app to be ready"

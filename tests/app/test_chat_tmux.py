@@ -5,37 +5,18 @@ Ctrl+F opens it; a model picked with F2 stays with the endpoint it was picked on
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_app_e2e_tmux import TTFT_IN_REPLY, Tmux
+from test_app_e2e_tmux import TTFT_IN_REPLY
+from tmux_app import Tmux
 
-from tui.demo import DemoThread, start_demo_in_thread
-from tui.demo.latency_model import latency_model
+from tui.demo import DemoThread
 
 pytestmark = pytest.mark.skipif(
     shutil.which("tmux") is None, reason="tmux is not installed (needed to drive a real terminal)"
 )
 READY = "/ 6,000"  # the budget gauge: counted, so connected
-
-
-@pytest.fixture
-def endpoint() -> Iterator[DemoThread]:
-    thread = start_demo_in_thread(latency_model("cpu-small"))
-    try:
-        yield thread
-    finally:
-        thread.stop()
-
-
-@pytest.fixture
-def other_endpoint() -> Iterator[DemoThread]:
-    thread = start_demo_in_thread(latency_model("instant"))
-    try:
-        yield thread
-    finally:
-        thread.stop()
 
 
 def keys(tmux: Tmux, *names: str) -> None:
@@ -46,10 +27,10 @@ def header(screen: str) -> str:
     return screen.splitlines()[0] if screen else ""
 
 
-def test_ctrl_j_typed_ahead_lands_in_order(endpoint: DemoThread, isolated_home: Path) -> None:
+def test_ctrl_j_typed_ahead_lands_in_order(slow_demo: DemoThread, isolated_home: Path) -> None:
     tmux = Tmux()
     try:
-        tmux.start_firsttoken(isolated_home, endpoint.base_url)
+        tmux.start_firsttoken(isolated_home, slow_demo.base_url)
         tmux.wait_for(lambda s: READY in s, 30, "the app to be ready")
         keys(tmux, "abc", "C-j", "def", "C-j", "ghi")
         screen = tmux.wait_for(lambda s: "ghi" in s, 10, "the typed lines")
@@ -60,17 +41,19 @@ def test_ctrl_j_typed_ahead_lands_in_order(endpoint: DemoThread, isolated_home: 
         assert typed == ["abc", "def", "ghi"]
         keys(tmux, "Enter")
         tmux.wait_for(lambda s: TTFT_IN_REPLY.search(s) is not None, 30, "the reply")
-        chat = [r for r in endpoint.requests if r["path"].endswith("/chat/completions")]
+        chat = [r for r in slow_demo.requests if r["path"].endswith("/chat/completions")]
         assert chat[-1]["messages"][-1]["content"] == "abc\ndef\nghi"
         keys(tmux, "C-q")
     finally:
         tmux.kill()
 
 
-def test_thinking_collapses_and_ctrl_f_opens_it(endpoint: DemoThread, isolated_home: Path) -> None:
+def test_thinking_collapses_and_ctrl_f_opens_it(slow_demo: DemoThread, isolated_home: Path) -> None:
     tmux = Tmux()
     try:
-        tmux.start_firsttoken(isolated_home, endpoint.base_url, "--model firsttoken-demo-reasoning")
+        tmux.start_firsttoken(
+            isolated_home, slow_demo.base_url, "--model firsttoken-demo-reasoning"
+        )
         tmux.wait_for(lambda s: READY in s, 30, "the app to be ready")
         keys(tmux, "-l", "Why is the sky blue?")
         tmux.wait_for(lambda s: "sky blue?" in s, 10, "the typed prompt")
@@ -88,13 +71,13 @@ def test_thinking_collapses_and_ctrl_f_opens_it(endpoint: DemoThread, isolated_h
 
 
 def test_a_picked_model_stays_with_its_endpoint(
-    endpoint: DemoThread, other_endpoint: DemoThread, isolated_home: Path
+    slow_demo: DemoThread, demo: DemoThread, isolated_home: Path
 ) -> None:
     picked = "firsttoken-demo-reasoning"
     for base_url, expected in (
-        (endpoint.base_url, None),  # pick it here
-        (other_endpoint.base_url, "gpt-4o-mini"),  # another endpoint: the configured model
-        (endpoint.base_url, picked),  # back here: the pick
+        (slow_demo.base_url, None),  # pick it here
+        (demo.base_url, "gpt-4o-mini"),  # another slow_demo: the configured model
+        (slow_demo.base_url, picked),  # back here: the pick
     ):
         tmux = Tmux()
         try:
