@@ -277,6 +277,20 @@ class ChatClient:
         if self._models_target is None:
             raise ValueError(f"base_url {self._url_problem}")
         request = Request("GET", self._models_target, self._models_headers)
+        body = await self._whole_body(request)
+        page = json.loads(body)
+        data = page.get("data") if isinstance(page, dict) else None
+        if not isinstance(data, list):
+            raise json.JSONDecodeError("no model list", body.decode(errors="replace"), 0)
+        return [
+            item["id"]
+            for item in data
+            if isinstance(item, dict) and isinstance(item.get("id"), str)
+        ]
+
+    async def _whole_body(self, request: Request) -> bytes:
+        """A small request's whole answer; StatusError (with the start of its body) for a
+        status of 300 or more."""
         exchange = await self._http.open(request, [])
         try:
             if exchange.status >= 300:
@@ -288,15 +302,7 @@ class ChatClient:
             body, _ = await exchange.read()
         finally:
             exchange.close()
-        page = json.loads(body)
-        data = page.get("data") if isinstance(page, dict) else None
-        if not isinstance(data, list):
-            raise json.JSONDecodeError("no model list", body.decode(errors="replace"), 0)
-        return [
-            item["id"]
-            for item in data
-            if isinstance(item, dict) and isinstance(item.get("id"), str)
-        ]
+        return body
 
     async def post_json(self, path_from_root: str, payload: dict[str, Any]) -> dict[str, Any]:
         """POST `payload` as JSON to a path at the server's root and return the JSON object it
@@ -331,17 +337,7 @@ class ChatClient:
     async def _post_json(self, url: str, payload: dict[str, Any]) -> dict[str, Any]:
         target = parse_url(url)
         request = Request("POST", target, self._whole_headers, json.dumps(payload).encode())
-        exchange = await self._http.open(request, [])
-        try:
-            if exchange.status >= 300:
-                text, _ = await exchange.read(64 * 1024)
-                head = exchange.head
-                raise StatusError(
-                    head.status, head.reason, head.headers, text.decode("utf-8", "replace")
-                )
-            body, _ = await exchange.read()
-        finally:
-            exchange.close()
+        body = await self._whole_body(request)
         answer = json.loads(body)
         if not isinstance(answer, dict):
             raise json.JSONDecodeError("not a JSON object", body.decode(errors="replace"), 0)
