@@ -86,3 +86,22 @@ def private_files() -> Iterator[None]:
         yield
     finally:
         os.umask(previous)
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write `text` to a private temporary file beside `path`, then rename it over `path`: a
+    concurrent reader sees the old file or the new one, never half of it. Raises OSError."""
+    import tempfile
+
+    with private_files():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(
+            prefix=f".{path.name}.", suffix=".tmp", dir=path.parent
+        )
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,19 +18,6 @@ from tui import locations
 PREFERENCES_FILE = "preferences.json"
 PROMPT_HISTORY_FILE = "prompt_history.jsonl"
 PROMPT_HISTORY_LIMIT = 500
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write to a temporary file beside `path`, then rename it over `path`."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp_name, path)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise
 
 
 @dataclass
@@ -77,7 +62,7 @@ class Preferences:
         """Best effort: a read-only state dir must not take the app down."""
         path = path or self.default_path()
         with contextlib.suppress(OSError):
-            write_atomically(path, json.dumps(asdict(self), indent=2) + "\n")
+            locations.write_atomically(path, json.dumps(asdict(self), indent=2) + "\n")
 
 
 def _optional_str(value: Any) -> str | None:
@@ -139,4 +124,4 @@ class PromptHistory:
         text = "".join(json.dumps({"prompt": entry}) + "\n" for entry in self.entries)
         # History is a convenience: if the disk refuses, keep it in memory for this run.
         with contextlib.suppress(OSError):
-            write_atomically(self.path, text)
+            locations.write_atomically(self.path, text)

@@ -10,9 +10,8 @@ across runs in the state dir (`calibration.json`, `CalibrationFile`), so a serve
 
 from __future__ import annotations
 
+import contextlib
 import json
-import os
-import tempfile
 import threading
 from pathlib import Path
 from typing import Any
@@ -55,20 +54,13 @@ class CalibrationFile:
         return float(ratio), samples
 
     def save(self, model: str, ratio: float, samples: int) -> None:
-        from tui.locations import private_files
+        from tui.locations import write_atomically
 
         with self._lock:
             data = self._read()
             data[model] = {"ratio": ratio, "samples": samples}
-            try:
-                with private_files():
-                    self.path.parent.mkdir(parents=True, exist_ok=True)
-                    handle, temporary = tempfile.mkstemp(dir=self.path.parent, suffix=".tmp")
-                    with os.fdopen(handle, "w", encoding="utf-8") as out:
-                        json.dump(data, out, indent=1, sort_keys=True)
-                    os.replace(temporary, self.path)
-            except OSError:
-                pass
+            with contextlib.suppress(OSError):  # a convenience across runs, not a record
+                write_atomically(self.path, json.dumps(data, indent=1, sort_keys=True))
 
 
 class Calibration:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import threading
 from collections.abc import Iterable
 from pathlib import Path
@@ -117,17 +116,8 @@ class DialectMemory:
         path = self.path
         if path is None:
             return
-        import tempfile  # only when something is learned: rare, and off the request's clock
+        from tui.locations import write_atomically
 
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(prefix=".dialects-", dir=path.parent)
-        except OSError:
-            return  # kept for this run: the file is a convenience, not a record
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                json.dump(known, out, indent=2, sort_keys=True)
-            os.replace(temporary, path)  # whole or not at all, for a concurrent reader
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
+        # Kept for this run if it cannot be written: the file is a convenience, not a record.
+        with contextlib.suppress(OSError):
+            write_atomically(path, json.dumps(known, indent=2, sort_keys=True))

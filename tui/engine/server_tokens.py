@@ -28,10 +28,9 @@ templated prompt where the server can template (llama.cpp, vLLM), its source "se
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
-import os
-import tempfile
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -126,20 +125,13 @@ class ProbeMemory:
     def put(self, base_url: str, model: str, found: TokenizerApi) -> None:
         """Remember a probe's result; a file that cannot be written is left as it is (the
         probe runs again next time)."""
-        from tui.locations import private_files
+        from tui.locations import write_atomically
 
         with self._lock:
             data = self._read()
             data[self.key(base_url, model)] = asdict(found)
-            try:
-                with private_files():
-                    self.path.parent.mkdir(parents=True, exist_ok=True)
-                    handle, temporary = tempfile.mkstemp(dir=self.path.parent, suffix=".tmp")
-                    with os.fdopen(handle, "w", encoding="utf-8") as out:
-                        json.dump(data, out, indent=1, sort_keys=True)
-                    os.replace(temporary, self.path)
-            except OSError:
-                pass
+            with contextlib.suppress(OSError):  # the probe runs again next time
+                write_atomically(self.path, json.dumps(data, indent=1, sort_keys=True))
 
 
 def _message_text(message: Mapping[str, Any]) -> str | None:
