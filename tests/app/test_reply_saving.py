@@ -19,13 +19,14 @@ from helpers.client import make_request
 
 from tui.app.chat_history import ChatHistory
 from tui.app.chat_session import ChatSession
-from tui.app.reply_saving import INTERRUPTED, Draft, ReplyDrafts, draft_record
+from tui.app.reply_saving import Draft, ReplyDrafts, draft_record
 from tui.app.reply_turn import reply_status
 from tui.app.request_runner import RunState
 from tui.app.untrusted import INCOMPLETE_MARK, ReplyIntake, saved_reply_notes
 from tui.app.widgets.chat_log import ChatLog
 from tui.config import ConfigFlags, load_config
 from tui.demo import DemoThread
+from tui.engine.draft_record import INTERRUPTED
 from tui.engine.metrics import RequestRecord, RequestStatus
 from tui.engine.store import Store
 

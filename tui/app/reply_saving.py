@@ -16,7 +16,8 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from tui.engine.metrics import RequestRecord, RequestStatus
+from tui.engine.draft_record import draft_record as engine_draft_record
+from tui.engine.metrics import RequestRecord
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -29,8 +30,6 @@ if TYPE_CHECKING:
 # Under the one second promised, so a loaded machine that wakes the thread late still keeps
 # what was on screen a second before a kill.
 SAVE_EVERY_S = 0.5
-INTERRUPTED = "interrupted"  # the error kind of a reply whose process stopped before it ended
-INTERRUPTED_MESSAGE = "firsttoken stopped before the reply ended: what had arrived is kept"
 
 
 @dataclass(eq=False)
@@ -50,17 +49,7 @@ class Draft:
 
 def draft_record(request: ChatRequest, host: str, simulated: bool) -> RequestRecord:
     """The record a draft is saved as until the engine's own replaces it."""
-    return RequestRecord(
-        model=request.model,
-        endpoint_host=host,
-        streamed=request.stream,
-        simulated=simulated,
-        status=RequestStatus.ENDED_EARLY,
-        error_kind=INTERRUPTED,
-        error_message=INTERRUPTED_MESSAGE,
-        trim_enabled=request.trim is not None,
-        prompt_tokens_estimated=request.prompt_tokens_estimated,
-    )
+    return engine_draft_record(request, host, simulated, kept="what had arrived is kept")
 
 
 class ReplyDrafts:

@@ -16,8 +16,9 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from tui.commands._common import warning
+from tui.engine.draft_record import draft_record
 from tui.engine.events import Finished
-from tui.engine.metrics import RequestRecord, RequestStatus
+from tui.engine.metrics import RequestRecord
 from tui.engine.reasoning import assistant_message
 
 if TYPE_CHECKING:
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
 
 SAVE_EVERY_S = 1.0
 TITLE_LENGTH = 60
-INTERRUPTED = "interrupted"  # error kind of a reply whose process stopped before it ended
 
 
 def chat_title(messages: list[dict[str, Any]]) -> str:
@@ -70,17 +70,8 @@ class ReplyKeeper:
 
     def start(self, request: ChatRequest, endpoint_host: str, simulated: bool) -> None:
         """The incomplete record the periodic saves write until the engine's record arrives."""
-        self._draft = RequestRecord(
-            model=request.model,
-            endpoint_host=endpoint_host,
-            streamed=request.stream,
-            simulated=simulated,
-            status=RequestStatus.ENDED_EARLY,
-            error_kind=INTERRUPTED,
-            error_message="firsttoken stopped before the reply ended: what had arrived up to "
-            "a second before is kept",
-            trim_enabled=request.trim is not None,
-            prompt_tokens_estimated=request.prompt_tokens_estimated,
+        self._draft = draft_record(
+            request, endpoint_host, simulated, kept="what had arrived up to a second before is kept"
         )
 
     # -- while it streams ------------------------------------------------------------------------
