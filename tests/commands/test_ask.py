@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers.cli import ask_args
 from helpers.client import TEST_KEY, closed_port, demo, fault_url
 
 from tui.commands import ask
@@ -28,16 +29,7 @@ def instant():
 
 
 def _args(prompt: str | None = "hello, reply 6 tokens", **changes: object) -> argparse.Namespace:
-    values: dict[str, object] = {
-        "prompt": prompt,
-        "messages": None,
-        "stream": None,
-        "trim": None,
-        "budget": None,
-        "json": False,
-    }
-    values.update(changes)
-    return argparse.Namespace(**values)
+    return ask_args(prompt, **changes)
 
 
 def _config(base_url: str | None = None, **changes: object) -> Config:

@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 import pytest
+from helpers.cli import ask_args
 from helpers.client import TEST_KEY, demo, fault_url
 
 from tui.commands import ask
@@ -23,16 +24,7 @@ THINKING_MODEL = "firsttoken-demo-reasoning"
 
 
 def _args(prompt: str, **changes: object) -> argparse.Namespace:
-    values: dict[str, object] = {
-        "prompt": prompt,
-        "messages": None,
-        "stream": None,
-        "trim": None,
-        "budget": None,
-        "json": False,
-    }
-    values.update(changes)
-    return argparse.Namespace(**values)
+    return ask_args(prompt, **changes)
 
 
 def _config(base_url: str, **changes: object) -> Config:

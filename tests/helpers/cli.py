@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import subprocess
 import sys
@@ -22,3 +23,17 @@ def firsttoken(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[
         timeout=timeout,
         env=dict(os.environ),
     )
+
+
+def ask_args(prompt: str | None, **changes: object) -> argparse.Namespace:
+    """`ask`'s parsed arguments as the command line leaves them by default, with `changes`."""
+    values: dict[str, object] = {
+        "prompt": prompt,
+        "messages": None,
+        "stream": None,
+        "trim": None,
+        "budget": None,
+        "json": False,
+    }
+    values.update(changes)
+    return argparse.Namespace(**values)
