@@ -141,6 +141,7 @@ MARKDOWN: tuple[Private, ...] = (
     *_instance(MARKDOWN_MODULE, "MarkdownBlock", "_content", "_token", "_blocks"),
     Private(MARKDOWN_MODULE, "MarkdownBlock", "_markdown", "attribute"),
     *_instance(MARKDOWN_MODULE, "MarkdownListItem", "bullet"),
+    *_instance(MARKDOWN_MODULE, "MarkdownFence", "_highlighted_code"),
     _method(MARKDOWN_MODULE, "Markdown", "_parse_markdown", "self", "tokens"),
     *_instance(
         MARKDOWN_MODULE,
@@ -162,7 +163,6 @@ MARKDOWN: tuple[Private, ...] = (
     # settled_blocks: the reply's arrangement of its live blocks, cached as Textual caches it.
     *_instance(WIDGET, "Widget", "_arrangement_cache"),
     *_instance("textual.dom", "DOMNode", "_nodes"),
-    *_instance("textual._node_list", "NodeList", "_updates"),
 )
 
 # Textual code the seam copies, mirrors or relies on line by line (module:qualified name),
@@ -182,6 +182,7 @@ MIRRORED: Mapping[str, str] = {
     "textual.widgets._markdown:MarkdownBlock.set_content": "062a1b691e71b8e8",
     "textual.widgets._markdown:MarkdownBlock._update_from_block": "87b3ab6f1f2a3b3d",
     "textual.widgets._markdown:MarkdownOrderedList.compose": "c13bac9023d3f6c1",
+    "textual.widgets._markdown:MarkdownFence.compose": "10d0ae3e9c00a476",
     "textual.widgets._markdown:Markdown.DEFAULT_CSS": "ade098003b97e1cf",
     "textual.widgets._markdown:Markdown._parse_markdown": "d70e24a87ac99b0d",
     "textual.widgets._markdown:Markdown.append": "3b8e4ea53d2a616e",

@@ -54,6 +54,7 @@ from textual.widgets._markdown import (
 )
 
 from tui.app.render.block_keys import BlockKey, span_ends, token_key, top_level_blocks
+from tui.app.render.fence_code import FenceCode
 from tui.app.render.markdown_parser import shared_parser
 from tui.app.render.one_arrangement import arranged_size
 from tui.app.render.settled_blocks import SettledLines, arrange_blocks, arrange_settled
@@ -335,7 +336,7 @@ class ReplyMarkdown(LayoutWithoutRepaint, StoreSizeWithoutRelayout, Markdown):
         fold = self._fold
         # Textual's cache of arrangements, emptied when a block asks for a layout.
         cache: Any = self._arrangement_cache
-        key = (size, self._nodes._updates, optimal, fold.version, self._generation, self.app.theme)
+        key = self._arrangement_key(size, optimal)
         cached = cache.get(key)
         if cached is not None:
             return cached
@@ -346,9 +347,19 @@ class ReplyMarkdown(LayoutWithoutRepaint, StoreSizeWithoutRelayout, Markdown):
             if self._refold_wanted and self._settled_placed:
                 self._refold_wanted = False
                 self.call_after_refresh(self._refold)
-        key = (size, self._nodes._updates, optimal, fold.version, self._generation, self.app.theme)
-        cache[key] = result
+        cache[self._arrangement_key(size, optimal)] = result
         return result
+
+    def _arrangement_key(self, size: Size, optimal: bool) -> tuple[Any, ...]:
+        # Textual keys a container's arrangement by a count of changes to the node lists
+        # anywhere below it, yet a change deep inside a block (a code fence's label styled
+        # after its mount) moves none of the reply's blocks: what is arranged here is the
+        # reply's own children, shown or not (a block whose size changes asks for a layout,
+        # which empties the cache). A new arrangement also folds blocks (settled_blocks), and
+        # must come from the screen's layout pass, which sizes the fold.
+        children = tuple((id(child), child.display) for child in self._nodes)
+        fold = self._fold
+        return (size, children, optimal, fold.version, self._generation, self.app.theme)
 
     def _refold(self) -> None:
         """Lay out again, to fold the blocks the last layout placed (after a full update,
@@ -377,6 +388,8 @@ class ReplyMarkdown(LayoutWithoutRepaint, StoreSizeWithoutRelayout, Markdown):
                 mixins += (BoxIgnoresContainerHeight,)
             if issubclass(base, MarkdownList):
                 mixins += (ListRows,)
+            if issubclass(base, MarkdownFence):
+                mixins += (FenceCode,)
             if base._get_component_classes() == INLINE_COMPONENTS:
                 mixins += (InlineStylesFromDocument,)
             # Lists and quotes only lay their children out, top to bottom (growth_repaint).
