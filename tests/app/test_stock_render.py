@@ -28,7 +28,8 @@ STOCK_PART = [
 def test_the_app_works_with_textuals_stock_rendering() -> None:
     env = {**os.environ, "FIRSTTOKEN_STOCK_RENDER": "1"}
     # Without pytest's capture, the seam's one-line warning reaches stderr as a user's.
-    command = [sys.executable, "-m", "pytest", "-s", "-p", "no:cacheprovider", "-p", "no:logging"]
+    command = [sys.executable, "-m", "pytest", "-s", "-n", "0", "-p", "no:cacheprovider"]
+    command += ["-p", "no:logging"]
     done = subprocess.run(
         [*command, *(str(HERE / test) for test in STOCK_PART)],
         cwd=HERE.parents[1],

@@ -16,6 +16,9 @@ import pytest
 from helpers.fault_matrix import CASES, DOC, SURFACES, FaultCase, Outcome, render
 from helpers.fault_server import FaultServer
 
+# The last test renders the document from every case's result: on one worker of a parallel run.
+pytestmark = pytest.mark.xdist_group("fault_matrix")
+
 RESULTS: dict[str, dict[str, Outcome]] = {surface: {} for surface in SURFACES}
 WRITE_ENV = "FIRSTTOKEN_WRITE_FAULTS_DOC"
 
