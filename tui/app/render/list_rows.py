@@ -78,7 +78,7 @@ class OwnBullet:
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return super().get_content_height(  # type: ignore[misc]
-            container, viewport, width - self.bullet_width
+            container, viewport, max(1, width - self.bullet_width)
         )
 
     def _render_content(self) -> None:
@@ -91,9 +91,10 @@ class OwnBullet:
         width, height = widget.size
         indent = self.bullet_width
         text_style = widget.visual_style
-        text = Visual.to_strips(widget, widget.visual, width - indent, height, text_style)
+        text_width = max(1, width - indent)
+        text = Visual.to_strips(widget, widget.visual, text_width, height, text_style)
         # A line below the text, as Textual's render_line pads one.
-        below = Strip.blank(width - indent, text_style.rich_style)
+        below = Strip.blank(text_width, text_style.rich_style)
         bullet = widget.get_visual_style(BULLET_COMPONENT).rich_style
         column = [Strip([Segment(self.bullet, bullet)], indent)]
         column += [Strip.blank(indent, bullet)] * max(0, height - 1)
