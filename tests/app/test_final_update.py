@@ -9,10 +9,11 @@ import random
 from typing import Any
 
 import pytest
+from rich.cells import cell_len
 from textual._compositor import Compositor
 from textual.app import App, ComposeResult
-from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.geometry import Size
 from textual.strip import Strip
 from textual.widgets import Markdown, Static
 from textual.widgets._markdown import (
@@ -112,35 +113,46 @@ def _content_key(content: Any) -> Any:
 
 def shown(markdown: Markdown) -> list[Any]:
     """Everything a Markdown widget shows, node by node, with each node's size (heading ids
-    left out: they hold the block's object id)."""
+    left out: they hold the block's object id). A list item that is one paragraph drawing its
+    own bullet shows as the row, bullet, column and paragraph Textual builds for it."""
     rows: list[Any] = []
     for node in markdown.walk_children(with_self=False):
         if isinstance(node, SettledLines):
             continue  # what it paints is compared by `painted`
-        if is_item_column(node):
-            continue  # a list item's column: a one-paragraph item may show its paragraph bare
-        # (outer_size: the size its layout gave it; a folded block is not on screen itself)
-        row: list[Any] = [type(node).__name__, sorted(node.classes), node.name, node.outer_size]
-        if isinstance(node, MarkdownBullet):
-            row.append(node.symbol)
-        elif isinstance(node, MarkdownTableContent):
-            row.append([_content_key(c) for c in node.headers])
-            row.append([[_content_key(c) for c in r] for r in node.rows])
-        elif isinstance(node, Static):
-            row.append(_content_key(node.visual))
-        rows.append(row)
+        if getattr(node, "bullet", "") and isinstance(node.parent, MarkdownList):
+            rows.extend(stock_item_rows(node))
+            continue
+        rows.append(node_row(node))
     return rows
 
 
-def is_item_column(node: Any) -> bool:
-    """A list item's column (beside its bullet), which lays out the item's blocks and paints
-    nothing of its own (transparent, as wide and as tall as what it holds)."""
-    row = node.parent
-    return (
-        isinstance(node, Vertical)
-        and isinstance(row, Horizontal)
-        and isinstance(row.parent, MarkdownList)
-    )
+def node_row(node: Any, size: Size | None = None) -> list[Any]:
+    # (outer_size: the size its layout gave it; a folded block is not on screen itself)
+    size = node.outer_size if size is None else size
+    row: list[Any] = [type(node).__name__, sorted(node.classes), node.name, size]
+    if isinstance(node, MarkdownBullet):
+        row.append(node.symbol)
+    elif isinstance(node, MarkdownTableContent):
+        row.append([_content_key(c) for c in node.headers])
+        row.append([[_content_key(c) for c in r] for r in node.rows])
+    elif isinstance(node, Static):
+        row.append(_content_key(node.visual))
+    return row
+
+
+def stock_item_rows(paragraph: Any) -> list[list[Any]]:
+    """What Textual's list shows for an item that is `paragraph` (which draws its bullet):
+    a row as wide and tall as the paragraph, the bullet as wide as its symbol, and a column
+    holding the paragraph, both as tall as the row."""
+    width, height = paragraph.outer_size
+    indent = cell_len(paragraph.bullet)
+    beside = Size(width - indent, height)
+    return [
+        ["Horizontal", [], None, paragraph.outer_size],
+        ["MarkdownBullet", [], None, Size(indent, height), paragraph.bullet],
+        ["Vertical", [], None, beside],
+        node_row(paragraph, beside),
+    ]
 
 
 def painted(markdown: Markdown) -> list[list[tuple[str, Any]]]:

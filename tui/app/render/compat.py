@@ -163,6 +163,10 @@ MARKDOWN: tuple[Private, ...] = (
     # settled_blocks: the reply's arrangement of its live blocks, cached as Textual caches it.
     *_instance(WIDGET, "Widget", "_arrangement_cache"),
     *_instance("textual.dom", "DOMNode", "_nodes"),
+    # list_rows: a list item's paragraph renders its content (Widget._render_content, in
+    # CORE) with the bullet in front, into the widget's render cache.
+    *_instance(WIDGET, "Widget", "_render_cache", "_dirty_regions"),
+    Private(WIDGET, "_RenderCache", "", "class"),
 )
 
 # Textual code the seam copies, mirrors or relies on line by line (module:qualified name),
@@ -195,6 +199,15 @@ MIRRORED: Mapping[str, str] = {
     "textual.layout:Layout.get_content_height": "67a97e227d2179c5",
     "textual.selection:SelectState._walk_selected_widgets": "16d1c203ec056801",
     "textual._compositor:Compositor.find_widget": "40531dc312b3cadf",
+    # list_rows: a one-paragraph list item paints what Textual's row, bullet and column paint
+    # for it (the content rendered as a widget's is, a line below the text padded as
+    # render_line pads it), and is selected as the bullet and paragraph are.
+    "textual.widget:Widget._render_content": "50c545576ca20403",
+    "textual.widget:Widget.render_line": "36df21323c2e9fea",
+    "textual.widgets._markdown:MarkdownBullet.DEFAULT_CSS": "afa8c56f6c00298b",
+    "textual.widgets._markdown:MarkdownBullet.render": "e4ca455fa743c6bb",
+    "textual.widgets._markdown:MarkdownBullet.get_selection": "f06acf39d11a97fb",
+    "textual.widgets._markdown:MarkdownBulletList.compose": "80c47ecac7d7c17f",
 }
 
 

@@ -18,10 +18,9 @@ What Textual repeats, and what this does instead (docs/performance.md#the-render
   unchanged and rebuilds only the others (a link whose reference came later, a table).
 - **Inline styles are worked out per block.** The reply's blocks read their four inline
   component styles from the reply's Markdown, which works them out once.
-- **A list item is four widgets** (a row, its bullet, a column, the item's paragraph), each
-  mounted, styled, laid out and painted: a reply dense with lists cost several times a prose
-  reply. An item that is one paragraph shows it beside its bullet without the column, which
-  paints nothing of its own there (`item_column`).
+- **A list item is three widgets around its paragraph** (a row, its bullet, a column), each
+  mounted, styled, laid out and painted. An item that is one paragraph is that paragraph
+  alone, drawing its own bullet (`list_rows`).
 
 What is shown is always what Textual itself would show: tests/app/test_final_update.py
 streams Markdown in random chunks into this widget and into Textual's own, and compares what
@@ -30,31 +29,34 @@ they paint after every write and after the final update.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any, ClassVar
 
 from textual.await_complete import AwaitComplete
-from textual.containers import Horizontal, Vertical
 from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Markdown
 from textual.widgets._markdown import (
     MarkdownBlock,
     MarkdownBlockQuote,
-    MarkdownBullet,
     MarkdownFence,
     MarkdownHeader,
     MarkdownHorizontalRule,
     MarkdownList,
     MarkdownListItem,
-    MarkdownOrderedList,
     MarkdownParagraph,
 )
 
 from tui.app.render.block_keys import BlockKey, span_ends, token_key, top_level_blocks
 from tui.app.render.fence_code import FenceCode
+from tui.app.render.list_rows import (
+    BULLET_COMPONENT,
+    BULLET_STYLES_CSS,
+    ListRows,
+    OwnBullet,
+    update_list,
+)
 from tui.app.render.markdown_parser import shared_parser
 from tui.app.render.one_arrangement import arranged_size
 from tui.app.render.settled_blocks import SettledLines, arrange_blocks, arrange_settled
@@ -160,7 +162,7 @@ class KeyedBlock:
             if isinstance(self, MarkdownHeader):
                 update_heading(self, block)
                 return
-            if isinstance(self, MarkdownList) and await update_list(self, block):
+            if isinstance(self, MarkdownList) and await update_list(self, block, update_blocks):
                 return
         # Textual's way: removed, and the new block (keyed itself) mounted in its place.
         self._parse_key = None
@@ -174,92 +176,6 @@ def update_heading(shown: Any, fresh: Any) -> None:
     # change once mounted; it only has to be unique (the table of contents scrolls to it,
     # anchors are matched against the text), so the heading now shows what a fresh one would.
     shown._parse_key = fresh._parse_key
-
-
-async def update_list(shown: Any, fresh: Any) -> bool:
-    """Make a mounted list show `fresh` (same kind, not mounted): unchanged items are kept,
-    changed ones updated in place, new ones mounted. False (nothing done): not possible."""
-    items: list[Any] = [block for block in fresh._blocks if isinstance(block, MarkdownListItem)]
-    rows = list(shown.children)  # one Horizontal(MarkdownBullet, item_column) per item
-    if not shown.is_mounted or len(items) < len(rows) or len(rows) != len(shown._item_keys):
-        return False
-    symbols = bullet_symbols(fresh, items)
-    for index, (item, symbol) in enumerate(zip(items, symbols, strict=True)):
-        if index >= len(rows):
-            await shown.mount(list_row(item, symbol))
-            continue
-        bullet, column = rows[index].children
-        if bullet.symbol != symbol:
-            wider = len(bullet.symbol) != len(symbol)
-            bullet.symbol = symbol  # a reactive that repaints; its width is "auto":
-            bullet.refresh(layout=wider)
-        if shown._item_keys[index] is None or shown._item_keys[index] != item._parse_key:
-            await update_item(rows[index], column, item)
-    shown._item_keys = [item._parse_key for item in items]
-    shown._parse_key = fresh._parse_key
-    shown._copy_context(fresh)
-    return True
-
-
-# A list item's row, as Textual's list `compose()` builds it, from classes of the same names
-# that take their new size without asking for another layout pass (see single_layout): each
-# write into a list would otherwise cost a second reflow and frame.
-ListRow = type("Horizontal", (StoreSizeWithoutRelayout, Horizontal), {})
-ListColumn = type("Vertical", (StoreSizeWithoutRelayout, Vertical), {})
-ListBullet = type("MarkdownBullet", (StoreSizeWithoutRelayout, MarkdownBullet), {})
-
-
-def list_row(item: Any, symbol: str) -> Widget:
-    bullet = ListBullet()
-    bullet.symbol = symbol
-    return ListRow(bullet, item_column(item._blocks))
-
-
-def item_column(blocks: list[Any]) -> Widget:
-    """What a list item's row shows beside its bullet. Textual puts the item's blocks in a
-    column; an item that is one paragraph (most are) shows the paragraph itself there: the
-    column is transparent, as wide as the paragraph and as tall (a paragraph in a list has
-    no margin), so the row paints the same with one widget fewer to mount, style, lay out and
-    fold (a list item was four)."""
-    if len(blocks) == 1 and isinstance(blocks[0], MarkdownParagraph):
-        return blocks[0]
-    return ListColumn(*blocks)
-
-
-async def update_item(row: Widget, column: Widget, item: Any) -> None:
-    """Make a list item's row show `item` (built, not mounted) beside its bullet."""
-    if isinstance(column, ListColumn):
-        await update_blocks(column, list(column.children), item._blocks)
-    elif len(item._blocks) == 1 and type(item._blocks[0]) is type(column):
-        await update_block(row, column, item._blocks[0])  # the paragraph, in place
-    else:  # a paragraph that now has company (a nested list): a column in its place
-        await row.mount(item_column(item._blocks), before=column)
-        await column.remove()
-
-
-class ListRows:
-    """Mixin for a Markdown list block (first in the bases): its rows from `list_row`."""
-
-    def compose(self) -> Any:
-        blocks = self._blocks  # type: ignore[attr-defined]
-        items = [block for block in blocks if isinstance(block, MarkdownListItem)]
-        for item, symbol in zip(items, bullet_symbols(self, items), strict=True):
-            yield list_row(item, symbol)
-        blocks.clear()
-
-
-def bullet_symbols(fresh: Any, items: Sequence[Any]) -> list[str]:
-    """Each item's bullet as Textual's list `compose()` draws it (Textual 8.2)."""
-    if not isinstance(fresh, MarkdownOrderedList) or not items:
-        return [item.bullet for item in items]
-    suffix = ". "
-    start = 1
-    if isinstance(fresh._blocks[0], MarkdownListItem):
-        with contextlib.suppress(ValueError):
-            start = int(fresh._blocks[0].bullet)
-    numbers = [f"{number}{suffix}" for number in range(start, start + len(items))]
-    width = max(len(number) for number in numbers)
-    return [number.rjust(width + 1) for number in numbers]
 
 
 async def update_blocks(container: Widget, shown: Sequence[Any], fresh: Sequence[Any]) -> None:
@@ -281,7 +197,7 @@ async def update_block(container: Widget, shown: Any, fresh: Any) -> None:
             await shown._update_from_block(fresh)
             shown.source_range = fresh.source_range
             return
-        if isinstance(shown, MarkdownList) and await update_list(shown, fresh):
+        if isinstance(shown, MarkdownList) and await update_list(shown, fresh, update_blocks):
             shown.source_range = fresh.source_range
             return
     await container.mount(fresh, before=shown)
@@ -312,8 +228,8 @@ class ReplyMarkdown(LayoutWithoutRepaint, StoreSizeWithoutRelayout, Markdown):
     settled_blocks), updates its last block in place, and whose final update re-mounts only
     the blocks that changed."""
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = set(INLINE_COMPONENTS)
-    DEFAULT_CSS = INLINE_STYLES_CSS
+    COMPONENT_CLASSES: ClassVar[set[str]] = {*INLINE_COMPONENTS, BULLET_COMPONENT}
+    DEFAULT_CSS = INLINE_STYLES_CSS + BULLET_STYLES_CSS
     repaint_growth_only = True  # see growth_repaint: grows at the bottom as it streams
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -386,6 +302,8 @@ class ReplyMarkdown(LayoutWithoutRepaint, StoreSizeWithoutRelayout, Markdown):
             mixins: tuple[type, ...] = (KeyedBlock, StoreSizeWithoutRelayout)
             if issubclass(base, BOX_FROM_CONTENT):
                 mixins += (BoxIgnoresContainerHeight,)
+            if issubclass(base, MarkdownParagraph):
+                mixins += (OwnBullet,)  # a list item that is one paragraph (list_rows)
             if issubclass(base, MarkdownList):
                 mixins += (ListRows,)
             if issubclass(base, MarkdownFence):

@@ -2,7 +2,7 @@
 
 Every layout pass arranges every widget on screen, and a streamed write needs one: with the
 blocks of a long reply all laid out, each write cost more than the one before, and a reply
-dense with code blocks and lists (a list item is three or four widgets) paid the most
+dense with code blocks and lists (every list and list item a widget) paid the most
 (benchmarks/bench_settled_blocks.py). Yet `Markdown.append` only ever changes the reply's
 last block: every block before it is settled.
 

@@ -20,6 +20,7 @@ def keeps_height(block: Any, content: Any) -> bool:
     if not block.is_mounted or block._layout_required:
         return False
     width, height = block.content_size
+    width -= getattr(block, "bullet_width", 0)  # a list item's paragraph (list_rows)
     if width <= 0:
         return False
     visual = visualize(block, content, markup=block._render_markup)
