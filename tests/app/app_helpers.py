@@ -106,6 +106,21 @@ async def send_and_wait(pilot: Pilot[Any], text: str) -> RequestRecord:
     return app.chat_screen.last_record
 
 
+async def send_sample_and_wait(pilot: Pilot[Any], what: str = "the sample's reply") -> None:
+    """F6 loads the sample, which ends with a user message; Enter sends it as it stands."""
+    app = pilot.app
+    assert isinstance(app, FirstTokenApp)
+    await pilot.press("f6")
+    await wait_for(pilot, app.session.awaiting_reply, what="the sample")
+    before = app.chat_screen.last_record
+    await pilot.press("enter")
+    await wait_for(
+        pilot,
+        lambda: app.chat_screen.last_record is not before and not app.chat_screen.busy,
+        what=what,
+    )
+
+
 def describe(app: FirstTokenApp) -> str:
     """What a timed-out wait needs to say: where the request got stuck."""
     runner = app.chat_screen.turn.runner

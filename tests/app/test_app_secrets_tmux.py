@@ -17,6 +17,7 @@ from urllib.parse import quote
 import pytest
 from helpers.cli import ROOT
 from helpers.fault_server import FaultServer
+from helpers.secrets import assert_key_nowhere
 from tmux_app import TmuxApp
 
 pytestmark = pytest.mark.skipif(
@@ -87,10 +88,4 @@ def test_an_app_session_never_writes_the_key(
 
     forms = {key.encode(), quote(key, safe="").encode(), key[8:].encode()}
     assert all(len(output) for output in written[:4])
-    for output in written:
-        assert not any(form in output for form in forms)
-    files = [path for path in isolated_home.rglob("*") if path.is_file()]
-    assert any(path.name == "history.sqlite3" for path in files)
-    for path in files:
-        data = path.read_bytes()
-        assert not any(form in data for form in forms), path
+    assert_key_nowhere(forms, written, isolated_home)

@@ -4,7 +4,7 @@ reads like a stall), for a plain and a reasoning model, a short prompt and the s
 from __future__ import annotations
 
 import pytest
-from app_helpers import make_app, send_and_wait, wait_for, wait_ready
+from app_helpers import make_app, send_and_wait, send_sample_and_wait, wait_ready
 
 from tui.demo import DemoThread
 from tui.engine.metrics import RequestStatus
@@ -21,13 +21,5 @@ async def test_the_demos_replies_end_at_a_sentence(demo: DemoThread, model: str)
             record = await send_and_wait(pilot, prompt)
             assert record.status == RequestStatus.OK
             assert app.session.messages[-1]["content"].rstrip().endswith(SENTENCE_ENDS)
-        await pilot.press("f6")
-        await wait_for(pilot, app.session.awaiting_reply, what="the sample")
-        before = app.chat_screen.last_record
-        await pilot.press("enter")
-        await wait_for(
-            pilot,
-            lambda: app.chat_screen.last_record is not before and not app.chat_screen.busy,
-            what="the sample's reply",
-        )
+        await send_sample_and_wait(pilot)
         assert app.session.messages[-1]["content"].rstrip().endswith(SENTENCE_ENDS)

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from app_helpers import make_app, send, send_and_wait, wait_for, wait_ready
+from app_helpers import make_app, send, send_and_wait, send_sample_and_wait, wait_for, wait_ready
 
 from tui.app.screens.chat_picker import ChatPicker
 from tui.app.widgets.chat_log import ChatLog
@@ -118,15 +118,7 @@ async def test_a_loaded_conversation_sent_as_it_stands_becomes_a_chat(
     app = make_app(demo.base_url, store=store)
     async with app.run_test(size=(130, 40)) as pilot:
         await wait_ready(pilot)
-        await pilot.press("f6")  # the sample ends with a user message: Enter sends it
-        await wait_for(pilot, app.session.awaiting_reply, what="the sample")
-        before = app.chat_screen.last_record
-        await pilot.press("enter")
-        await wait_for(
-            pilot,
-            lambda: app.chat_screen.last_record is not before and not app.chat_screen.busy,
-            what="the reply",
-        )
+        await send_sample_and_wait(pilot, what="the reply")
         chat_id = app.session.chat_id
         assert chat_id is not None
         assert store.messages(chat_id) == app.session.messages

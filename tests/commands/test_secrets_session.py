@@ -13,6 +13,7 @@ from urllib.parse import quote
 
 from helpers.cli import ROOT
 from helpers.fault_server import FaultServer
+from helpers.secrets import assert_key_nowhere
 
 
 def test_a_session_never_writes_the_key(isolated_home: Path, tmp_path: Path) -> None:
@@ -58,13 +59,7 @@ def test_a_session_never_writes_the_key(isolated_home: Path, tmp_path: Path) -> 
     assert f"Bearer {key}" in sent  # the key did go where it belongs: to the server
 
     forms = {key.encode(), quote(key, safe="").encode(), f"api-key={key}".encode()}
-    for output in written:
-        assert not any(form in output for form in forms)
-    files = [path for path in isolated_home.rglob("*") if path.is_file()]
-    assert any(path.name == "history.sqlite3" for path in files)
-    for path in files:
-        data = path.read_bytes()
-        assert not any(form in data for form in forms), path
+    assert_key_nowhere(forms, written, isolated_home)
     # Everything firsttoken created there is the owner's alone.
     for path in isolated_home.rglob("*"):
         assert path.stat().st_mode & 0o077 == 0, (path, oct(path.stat().st_mode))
