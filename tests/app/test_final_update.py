@@ -24,6 +24,7 @@ from textual.widgets._markdown import (
 )
 
 from benchmarks.render.dense_reply import dense_markdown
+from tui.app.render.drawn_lists import content_width, drawn_items
 from tui.app.render.settled_blocks import SettledLines, rendered_lines
 from tui.app.widgets.message_view import AssistantMessage
 from tui.demo.reply import offline_reply
@@ -114,11 +115,16 @@ def _content_key(content: Any) -> Any:
 def shown(markdown: Markdown) -> list[Any]:
     """Everything a Markdown widget shows, node by node, with each node's size (heading ids
     left out: they hold the block's object id). A list item that is one paragraph drawing its
-    own bullet shows as the row, bullet, column and paragraph Textual builds for it."""
+    own bullet shows as the row, bullet, column and paragraph Textual builds for it, and a list
+    that draws its items as the rows, bullets, columns and blocks Textual builds for them."""
     rows: list[Any] = []
     for node in markdown.walk_children(with_self=False):
         if isinstance(node, SettledLines):
             continue  # what it paints is compared by `painted`
+        if getattr(node, "drawn_items", None) is not None:
+            rows.append(node_row(node))
+            rows.extend(stock_list_rows(node, node.drawn_items, content_width(node))[0])
+            continue
         if getattr(node, "bullet", "") and isinstance(node.parent, MarkdownList):
             rows.extend(stock_item_rows(node))
             continue
@@ -153,6 +159,36 @@ def stock_item_rows(paragraph: Any) -> list[list[Any]]:
         ["Vertical", [], None, beside],
         node_row(paragraph, beside),
     ]
+
+
+def stock_list_rows(drawn: Any, items: list[Any], width: int) -> tuple[list[Any], int]:
+    """What Textual's list shows for the items a list draws itself at `width`, and its height:
+    for each item a row, its bullet and a column, as tall as the item's blocks, which are
+    one bullet narrower (nested lists too)."""
+    rows: list[Any] = []
+    height = 0
+    for item in items:
+        indent = cell_len(item.symbol)
+        inner = max(1, width - indent)
+        blocks: list[Any] = []
+        tall = 0
+        for block in item.blocks:
+            if isinstance(block, MarkdownList):
+                nested, nested_height = stock_list_rows(drawn, drawn_items(block), inner)
+                blocks += [node_row(block, Size(inner, nested_height)), *nested]
+                tall += nested_height
+            else:
+                lines = block._content.get_height(drawn.styles, inner)
+                blocks.append(node_row(block, Size(inner, lines)))
+                tall += lines
+        rows += [
+            ["Horizontal", [], None, Size(width, tall)],
+            ["MarkdownBullet", [], None, Size(indent, tall), item.symbol],
+            ["Vertical", [], None, Size(inner, tall)],
+            *blocks,
+        ]
+        height += tall
+    return rows, height
 
 
 def painted(markdown: Markdown) -> list[list[tuple[str, Any]]]:

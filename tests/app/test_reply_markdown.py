@@ -7,7 +7,7 @@ import pytest
 from test_final_update import painted
 from textual.app import App, ComposeResult
 from textual.widgets import Markdown
-from textual.widgets._markdown import MarkdownParagraph
+from textual.widgets._markdown import MarkdownList, MarkdownParagraph
 
 from tui.app.render.reply_blocks import INLINE_COMPONENTS
 from tui.app.themes import register_themes
@@ -33,8 +33,10 @@ async def test_inline_styles_match_textuals_own(theme: str, ansi: bool) -> None:
         app.theme = theme
         await pilot.pause()
         stock = app.query_one("#stock", Markdown).query(MarkdownParagraph)
-        ours = app.query_one(AssistantMessage).markdown.query(MarkdownParagraph)
-        assert len(stock) == len(ours) == 2  # the paragraph, and the list item's paragraph
+        reply = app.query_one(AssistantMessage).markdown
+        # The paragraph, and the list item's paragraph (ours: the list, which draws its item).
+        ours = [*reply.query(MarkdownParagraph), *reply.query(MarkdownList)]
+        assert len(stock) == len(ours) == 2
         for mine, theirs in zip(ours, stock, strict=True):
             assert not mine._component_styles  # nothing worked out per block
             for name in sorted(INLINE_COMPONENTS):

@@ -24,6 +24,10 @@ from tui.app.widgets.message_view import AssistantMessage
 
 LISTS = dense_markdown("lists", 20, 700)
 CODE = dense_markdown("code", 40, 500)  # every third code block wider than the reply
+# Lists that keep Textual's rows: an item holds code.
+ROW_LISTS = "\n\n".join(
+    f"Paragraph {n}.\n\n- item {n}\n- with code\n  ```\n  x = {n}\n  ```" for n in range(14)
+)
 LINKED = "A [first link](https://example.com/one) here.\n\nA paragraph after it.\n\n- a list\n"
 
 
@@ -162,7 +166,7 @@ async def test_a_new_theme_is_painted_as_textual_paints_it() -> None:
 async def test_folding_a_list_renders_only_what_shows_of_it(monkeypatch: Any) -> None:
     # A list's rows, columns and the list itself lie behind its bullets and paragraphs on
     # every row: folding it renders the widgets in front only (the lines are Textual's, as
-    # the side-by-side tests check).
+    # the side-by-side tests check). A list that draws its items is one widget.
     in_fold: list[str] = []
     folding = False
     render_lines, fold = Widget.render_lines, SettledLines.fold
@@ -186,5 +190,12 @@ async def test_folding_a_list_renders_only_what_shows_of_it(monkeypatch: Any) ->
     async with app.run_test() as pilot:
         markdown = await stream(app, pilot, LISTS)
         assert len(markdown.query_one(SettledLines).folded) > 10
+    assert "MarkdownBulletList" in in_fold and "MarkdownBullet" not in in_fold
+    in_fold.clear()
+    app = ReplyOnly()
+    async with app.run_test() as pilot:
+        markdown = await stream(app, pilot, ROW_LISTS)
+        assert len(markdown.query_one(SettledLines).folded) > 10
     assert "MarkdownBullet" in in_fold and "MarkdownParagraph" in in_fold
-    assert not {"Horizontal", "Vertical", "MarkdownBulletList"} & set(in_fold)
+    # (The column shows in the code block's margins, above and below it.)
+    assert not {"Horizontal", "MarkdownBulletList"} & set(in_fold)

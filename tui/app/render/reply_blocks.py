@@ -49,14 +49,9 @@ from textual.widgets._markdown import (
 )
 
 from tui.app.render.block_keys import BlockKey, span_ends, token_key, top_level_blocks
+from tui.app.render.drawn_lists import DrawnList, update_list
 from tui.app.render.fence_code import FenceCode
-from tui.app.render.list_rows import (
-    BULLET_COMPONENT,
-    BULLET_STYLES_CSS,
-    ListRows,
-    OwnBullet,
-    update_list,
-)
+from tui.app.render.list_rows import BULLET_COMPONENT, BULLET_STYLES_CSS, OwnBullet
 from tui.app.render.markdown_parser import shared_parser
 from tui.app.render.one_arrangement import arranged_size
 from tui.app.render.settled_blocks import SettledLines, arrange_blocks, arrange_settled
@@ -305,7 +300,7 @@ class ReplyMarkdown(LayoutWithoutRepaint, StoreSizeWithoutRelayout, Markdown):
             if issubclass(base, MarkdownParagraph):
                 mixins += (OwnBullet,)  # a list item that is one paragraph (list_rows)
             if issubclass(base, MarkdownList):
-                mixins += (ListRows,)
+                mixins += (DrawnList,)
             if issubclass(base, MarkdownFence):
                 mixins += (FenceCode,)
             if base._get_component_classes() == INLINE_COMPONENTS:
