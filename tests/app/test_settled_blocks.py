@@ -124,15 +124,21 @@ async def test_a_link_in_folded_lines_posts_what_the_block_posts() -> None:
         assert clicked == ["https://example.com/one"]
 
 
-async def test_a_wide_code_block_stays_live_over_its_folded_rows() -> None:
+async def test_a_wide_code_block_goes_live_over_its_folded_rows_under_the_pointer() -> None:
     app = ReplyOnly()
     async with app.run_test(size=(80, 60)) as pilot:
         markdown = await stream(app, pilot, CODE)
         fold = markdown.query_one(SettledLines)
-        wide = [entry.block for entry in fold.folded if entry.on_top]
-        assert wide and all(isinstance(block, MarkdownFence) for block in wide)
-        fence = wide[0]
+        wide = [entry for entry in fold.folded if entry.scrolls]
+        assert wide and all(isinstance(entry.block, MarkdownFence) for entry in wide)
+        entry = wide[0]
+        index, fence = fold.folded.index(entry), entry.block
+        assert not entry.on_top and fence not in app.screen._compositor.visible_widgets
+        await pilot.hover(fold, offset=(fold.region.width // 2, entry.top + 1))
+        await pilot.pause()
+        assert fold.folded[index].on_top and fold.folded[index].block is fence
         assert fence.max_scroll_x > 0 and fence in app.screen._compositor.visible_widgets
+        assert fence.region.y == fold.region.y + entry.top  # over its own rows
         fence.scroll_to(x=fence.max_scroll_x, animate=False, immediate=True)
         await pilot.pause()
         rows = app.screen._compositor.render_strips()[fence.region.y : fence.region.bottom]

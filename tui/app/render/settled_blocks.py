@@ -11,10 +11,12 @@ So a settled block is rendered once, at its laid-out size, into the lines of one
 live tail; the blocks stay mounted (the final update compares them, queries find them) but
 are no longer arranged, placed or painted. A block is folded one layout after it settled, so
 its size and content are the ones the screen showed. A block that scrolls sideways (a code
-fence wider than the reply) stays live, placed over its own rows of the fold, so it still
-scrolls. The fold renders its lines through Textual's styles cache (link hover, opacity), and
-keeps selection and links working: its lines carry their own offsets for selection, and a
-link's click action runs on it as it would on the block.
+fence wider than the reply) is folded too, at its first column, and goes live again, placed
+over its own rows of the fold, when the pointer comes to it, so it still scrolls (and drags,
+and is selected as itself) from then on; folded, it costs no layout on each write. The
+fold renders its lines through Textual's styles cache (link hover, opacity), and keeps
+selection and links working: its lines carry their own offsets for selection, and a link's
+click action runs on it as it would on the block.
 
 The fold starts over (every block laid out live again, then folded again) when the reply's
 width or the theme changes, and is cut back to the first block a full `update()` changes.
@@ -23,13 +25,14 @@ width or the theme changes, and is cut back to the first block a full `update()`
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
 from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
+from textual import events
 from textual._compositor import Compositor
 from textual.geometry import NULL_OFFSET, NULL_SPACING, Region, Size, Spacing
 from textual.layout import DockArrangeResult, WidgetPlacement
@@ -49,7 +52,8 @@ class FoldedBlock:
     top: int  # the block's own first line
     height: int
     margin: Spacing
-    on_top: bool  # kept live, placed over its own rows (it scrolls sideways)
+    scrolls: bool  # it scrolls sideways (a code block wider than the reply)
+    on_top: bool = False  # live again, placed over its own rows (see go_live)
 
 
 def rendered_lines(widget: Widget, compositor: Compositor | None = None) -> list[Strip]:
@@ -106,15 +110,13 @@ class SettledLines(StoreSizeWithoutRelayout, Widget):
         margin = block.styles.margin
         gap = max(self.folded[-1].margin.bottom, margin.top) if self.folded else 0
         start = len(self.lines)
-        on_top = scrolls_sideways(block)
         self.lines.extend([None] * gap)
         self.lines.extend(lines)
         self.texts.extend([""] * gap)
-        # A block kept on top is selected as itself, not as the fold's copy of its rows.
-        self.texts.extend("" if on_top else strip.text.rstrip() for strip in lines)
-        self.folded.append(FoldedBlock(block, start, start + gap, len(lines), margin, on_top))
-        if not on_top:
-            self.taken_over.append(block)
+        self.texts.extend(strip.text.rstrip() for strip in lines)
+        entry = FoldedBlock(block, start, start + gap, len(lines), margin, scrolls_sideways(block))
+        self.folded.append(entry)
+        self.taken_over.append(block)
         self.version += 1
 
     def cut(self, index: int) -> None:
@@ -126,6 +128,24 @@ class SettledLines(StoreSizeWithoutRelayout, Widget):
         self.taken_over.clear()
         self.version += 1
         self.refresh()  # rows kept below the cut are not the fold's any more
+
+    def go_live(self, y: int) -> None:
+        """Put the block folded at line `y`, if it scrolls sideways, back on screen over its
+        rows, where it scrolls as itself: the pointer came to it. Until then it is folded like
+        any other block, so a reply's wide code blocks cost no layout on each write."""
+        for index, entry in enumerate(self.folded):
+            if entry.top <= y < entry.top + entry.height:
+                if entry.scrolls and not entry.on_top:
+                    self.folded[index] = replace(entry, on_top=True)
+                    # Selected as itself, not as the fold's copy of its rows.
+                    self.texts[entry.top : entry.top + entry.height] = [""] * entry.height
+                    self.version += 1
+                    if self.parent is not None:
+                        self.parent.refresh(layout=True)
+                return
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        self.go_live(event.y)
 
     def live_on_top(self, fold_region: Region) -> list[WidgetPlacement]:
         x, y, width = fold_region.x, fold_region.y, fold_region.width
