@@ -37,7 +37,7 @@ class Scenario:
 SCENARIOS = {
     "short": Scenario("short", reply_tokens=60, decode_tokens_per_s=125.0, final_timeout_s=30),
     "long": Scenario("long", reply_tokens=4000, decode_tokens_per_s=500.0, final_timeout_s=240),
-    # Issue 3's benchmark: 4,000 tokens arriving at 2,000 tokens/s.
+    # The fast provider's case: 4,000 tokens arriving at 2,000 tokens/s.
     "fast": Scenario("fast", reply_tokens=4000, decode_tokens_per_s=2000.0, final_timeout_s=240),
 }
 # Replies dense with code blocks and lists (dense_reply), 4,000 tokens at 500 tokens/s

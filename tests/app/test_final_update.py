@@ -260,8 +260,7 @@ DEMO = "".join(offline_reply(400, 500))
 
 
 # Replies dense with blocks (from benchmarks/render/dense_reply): most of their blocks are folded
-# into the reply's settled lines while they stream, and code blocks wider than the reply stay
-# live on top of them.
+# into the reply's settled lines while they stream, and their lists draw their items.
 CODE_DENSE = dense_markdown("code", 40, 500)
 LISTS_DENSE = dense_markdown("lists", 20, 500)
 MIXED_DENSE = dense_markdown("mixed", 20, 600)
@@ -302,6 +301,18 @@ async def test_streamed_then_updated_shows_what_a_fresh_render_shows(text: str, 
     async with app.run_test() as pilot:
         markdown = await stream_then_update(app, pilot, chunks(text, seed))
         assert markdown.source == text
+        assert shown(markdown) == shown(app.query_one("#stock", Markdown))
+        assert painted(markdown) == painted(app.query_one("#stock", Markdown))
+
+
+@pytest.mark.parametrize("text", DOCS, ids=DOC_IDS)
+async def test_a_reopened_reply_shows_what_a_fresh_render_shows(text: str) -> None:
+    # A saved chat's replies are given their whole text at once when the chat is reopened.
+    app = SideBySide(text)
+    async with app.run_test() as pilot:
+        markdown = app.query_one(AssistantMessage).markdown
+        await markdown.update(text)
+        await folded(pilot, markdown)
         assert shown(markdown) == shown(app.query_one("#stock", Markdown))
         assert painted(markdown) == painted(app.query_one("#stock", Markdown))
 

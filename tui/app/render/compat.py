@@ -163,8 +163,9 @@ MARKDOWN: tuple[Private, ...] = (
     # settled_blocks: the reply's arrangement of its live blocks, cached as Textual caches it.
     *_instance(WIDGET, "Widget", "_arrangement_cache"),
     *_instance("textual.dom", "DOMNode", "_nodes"),
-    # list_rows: a list item's paragraph renders its content (Widget._render_content, in
-    # CORE) with the bullet in front, into the widget's render cache.
+    # list_rows, drawn_lists: a list item's paragraph, or a list of paragraphs, renders its
+    # content (Widget._render_content, in CORE) with the bullets in front, into the widget's
+    # render cache.
     *_instance(WIDGET, "Widget", "_render_cache", "_dirty_regions"),
     Private(WIDGET, "_RenderCache", "", "class"),
 )
@@ -208,6 +209,18 @@ MIRRORED: Mapping[str, str] = {
     "textual.widgets._markdown:MarkdownBullet.render": "e4ca455fa743c6bb",
     "textual.widgets._markdown:MarkdownBullet.get_selection": "f06acf39d11a97fb",
     "textual.widgets._markdown:MarkdownBulletList.compose": "80c47ecac7d7c17f",
+    # drawn_lists: a list of paragraphs paints what Textual's rows, bullets and columns paint
+    # for it (items stacked without margins, each paragraph rendered as a widget renders its
+    # content) and is selected as they are: the offsets a frame's segments carry, which
+    # widgets a drag selects, and how a selection is laid over the text.
+    "textual.widgets._markdown:MarkdownList.DEFAULT_CSS": "e1ec4c776129257e",
+    "textual.widgets._markdown:MarkdownListItem.DEFAULT_CSS": "8f6ab3e8a3b48f67",
+    "textual.visual:Visual.to_strips": "237262d432caa6c4",
+    "textual.content:Content.render_strips": "5595f673f3a2e010",
+    "textual._compositor:Compositor.get_widget_and_offset_at": "f03b92a100acbc94",
+    "textual.walk:walk_selectable_widgets": "4127ba81b9595d83",
+    "textual.selection:SelectState._apply_content_selections": "396e3ab8e4e4b153",
+    "textual.selection:Selection.extract": "d14ceda5d07096ea",
 }
 
 

@@ -1,16 +1,16 @@
-"""A reply's list items: one widget for an item that is one paragraph, where Textual's list
-shows three around it.
+"""A reply's list items, in a list that keeps Textual's rows: one widget for an item that is
+one paragraph, where Textual's list shows three around it.
 
 Textual shows each list item as a row (`Horizontal`) holding a bullet (`MarkdownBullet`) and
 a column (`Vertical`) with the item's blocks, every one of them mounted, styled, laid out and
-painted: a reply dense with lists cost about twice a prose reply of the same length. Most
-items are one paragraph, so such an item is here the paragraph alone, drawing its own
-bullet (`OwnBullet`): its text wraps one bullet narrower, and its lines start with the
-cells Textual's bullet would paint beside them (the symbol on the first line, blanks below,
-in the bullet's style), so it paints what Textual's row paints. The list lays these out
-top to bottom. An item holding more (a nested list, code, a second paragraph) keeps
-Textual's row, bullet and column; an item that gains more while it streams switches to
-them in place.
+painted. A list whose items are paragraphs and lists like it is drawn whole by one widget
+(drawn_lists); a list holding more (code, a quote, a heading) keeps Textual's rows, and
+here an item of it that is one paragraph is the paragraph alone, drawing its own bullet
+(`OwnBullet`): its text wraps one bullet narrower, and its lines start with the cells
+Textual's bullet would paint beside them (the symbol on the first line, blanks below, in
+the bullet's style), so it paints what Textual's row paints. The list lays these out top to
+bottom. An item holding more keeps Textual's row, bullet and column; an item that gains
+more while it streams switches to them in place.
 
 Only the reply's Markdown uses these (tests/app/test_final_update.py compares what it paints
 with Textual's own Markdown after every write).

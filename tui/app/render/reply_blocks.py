@@ -19,8 +19,9 @@ What Textual repeats, and what this does instead (docs/performance.md#the-render
 - **Inline styles are worked out per block.** The reply's blocks read their four inline
   component styles from the reply's Markdown, which works them out once.
 - **A list item is three widgets around its paragraph** (a row, its bullet, a column), each
-  mounted, styled, laid out and painted. An item that is one paragraph is that paragraph
-  alone, drawing its own bullet (`list_rows`).
+  mounted, styled, laid out and painted. A list whose items are paragraphs (and nested lists
+  like it) is one widget that draws them (`drawn_lists`); in any other list, an item that is
+  one paragraph is that paragraph alone, drawing its own bullet (`list_rows`).
 
 What is shown is always what Textual itself would show: tests/app/test_final_update.py
 streams Markdown in random chunks into this widget and into Textual's own, and compares what
