@@ -24,7 +24,6 @@ would have built for it, with Textual's own Markdown.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any
 
 from rich.cells import cell_len
@@ -96,6 +95,11 @@ class DrawnList(ListRows):
     composes no widgets and paints its items' lines itself; any other list is ListRows'."""
 
     _drawn: list[DrawnItem] | None = None
+
+    @property
+    def box_from_content(self) -> bool:
+        """A drawn list's height comes from its lines alone (see block_height)."""
+        return self._drawn is not None
 
     @property
     def drawn_items(self) -> list[DrawnItem] | None:
@@ -209,22 +213,6 @@ class DrawnList(ListRows):
         if self._drawn is None:
             return super().get_content_height(container, viewport, width)  # type: ignore[misc]
         return len(self.drawn_lines(width))
-
-    def _get_box_model(
-        self,
-        container: Size,
-        viewport: Size,
-        width_fraction: Fraction,
-        height_fraction: Fraction,
-        constrain_width: bool = False,
-        greedy: bool = True,
-    ) -> Any:
-        if self._drawn is not None:
-            # Its height comes from its lines alone (see BoxIgnoresContainerHeight).
-            container, height_fraction = Size(container.width, viewport.height), Fraction(1)
-        return super()._get_box_model(  # type: ignore[misc]
-            container, viewport, width_fraction, height_fraction, constrain_width, greedy
-        )
 
     def _render_content(self) -> None:
         if self._drawn is None:

@@ -31,7 +31,6 @@ they paint after every write and after the final update.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from fractions import Fraction
 from typing import Any, ClassVar
 
 from textual.await_complete import AwaitComplete
@@ -49,6 +48,7 @@ from textual.widgets._markdown import (
     MarkdownParagraph,
 )
 
+from tui.app.render.block_height import BoxIgnoresContainerHeight
 from tui.app.render.block_keys import BlockKey, span_ends, token_key, top_level_blocks
 from tui.app.render.drawn_lists import DrawnList, update_list
 from tui.app.render.fence_code import FenceCode
@@ -105,34 +105,6 @@ class InlineStylesFromDocument:
 
     def get_component_styles(self, *names: str) -> Any:
         return self._markdown.get_component_styles(*names)  # type: ignore[attr-defined]
-
-
-class BoxIgnoresContainerHeight:
-    """Mixin for the reply's paragraphs, headings, rules and code fences (first in the
-    bases). Their height is `auto` (a rule: 1) and nothing in them takes its height from the
-    container (a list's bullet does: lists keep Textual's way), so their box does not depend
-    on the container's height. Textual's box-model cache has that height in its
-    key, though, and the reply's Markdown grows with every write: every block's box was worked
-    out again on each write (a quarter of a long reply's CPU, profiled). Asking with a fixed
-    height keeps the cache valid while the reply grows."""
-
-    def _get_box_model(
-        self,
-        container: Size,
-        viewport: Size,
-        width_fraction: Fraction,
-        height_fraction: Fraction,
-        constrain_width: bool = False,
-        greedy: bool = True,
-    ) -> Any:
-        return super()._get_box_model(  # type: ignore[misc]
-            Size(container.width, viewport.height),
-            viewport,
-            width_fraction,
-            Fraction(1),
-            constrain_width,
-            greedy,
-        )
 
 
 class KeyedBlock:
@@ -301,7 +273,8 @@ class ReplyMarkdown(LayoutWithoutRepaint, StoreSizeWithoutRelayout, Markdown):
             if issubclass(base, MarkdownParagraph):
                 mixins += (OwnBullet,)  # a list item that is one paragraph (list_rows)
             if issubclass(base, MarkdownList):
-                mixins += (DrawnList,)
+                # A drawn list's box comes from its lines alone (drawn_lists).
+                mixins += (DrawnList, BoxIgnoresContainerHeight)
             if issubclass(base, MarkdownFence):
                 mixins += (FenceCode,)
             if base._get_component_classes() == INLINE_COMPONENTS:
