@@ -71,6 +71,12 @@ class Drawn:
     texts: list[str]
     bullets: dict[int, int] = field(default_factory=dict)  # text line: its bullet's length
 
+    def extend(self, more: Drawn) -> None:
+        """Add what `more` draws below (its text lines numbered after these already)."""
+        self.rows.extend(more.rows)
+        self.texts.extend(more.texts)
+        self.bullets.update(more.bullets)
+
 
 @dataclass(slots=True)
 class DrawnItem:
@@ -151,9 +157,7 @@ class DrawnList(ListRows):
             if item.rendered is None or item.rendered[0] != key:
                 drawn = self._draw_item(item, width, len(whole.texts), text_style, bullet_style)
                 item.rendered = (key, drawn)
-            whole.rows.extend(item.rendered[1].rows)
-            whole.bullets.update(item.rendered[1].bullets)
-            whole.texts.extend(item.rendered[1].texts)
+            whole.extend(item.rendered[1])
         return whole
 
     def drawn_lines(self, width: int) -> list[Strip]:
@@ -167,15 +171,12 @@ class DrawnList(ListRows):
         text_width = max(1, width - indent)
         body = Drawn([], [])
         for block in item.blocks:
-            at = first + len(body.texts)
             if isinstance(block, MarkdownList):
                 for nested in drawn_items(block):
                     at = first + len(body.texts)
-                    part = self._draw_item(nested, text_width, at, text_style, bullet_style)
-                    body.rows.extend(part.rows)
-                    body.bullets.update(part.bullets)
-                    body.texts.extend(part.texts)
+                    body.extend(self._draw_item(nested, text_width, at, text_style, bullet_style))
                 continue
+            at = first + len(body.texts)
             content = block._content
             # Textual's bullet gives its symbol and a space before the item's first paragraph.
             prefix = f"{item.symbol} " if not body.texts else ""
