@@ -241,9 +241,6 @@ class DrawnList(ListRows):
         drawn = self.drawn(content_width(self))
         return whole_bullets(selection, drawn.bullets).extract("\n".join(drawn.texts)), "\n"
 
-    def selection_updated(self, selection: Selection | None) -> None:
-        self.refresh()  # type: ignore[attr-defined]
-
 
 async def update_list(shown: Any, fresh: Any, update_blocks: UpdateBlocks) -> bool:
     """Make a mounted list show `fresh` (same kind, not mounted): a drawn list draws a
