@@ -44,7 +44,8 @@ SET_UP = ("dns", "connect", "proxy_tunnel", "tls", "stale_connection")
 # The warm side: one process, one client, a request per tag read from stdin, one JSON line each.
 WARM = r"""
 import asyncio, json, sys
-from tui.engine.client import ChatClient, ChatRequest
+from tui.engine.chat.client import ChatClient
+from tui.engine.chat.request import ChatRequest
 
 async def main(base_url):
     client = ChatClient(base_url=base_url, api_key="bench", timeout_s=30, chunk_timeout_ms=10000)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from tui.engine.inert import InertStream
+from tui.engine.text.inert import InertStream
 
 WORDS = ("the", "quick", "brown", "fox", "jumps", "over", "a", "lazy", "dog", "streaming")
 

@@ -16,9 +16,9 @@ import statistics
 import time
 from typing import Any
 
-from tui.engine.metrics import percentile
-from tui.engine.tokens import TokenCounter
-from tui.engine.trim import TrimPolicy, trim
+from tui.engine.metrics.record import percentile
+from tui.engine.tokens.counter import TokenCounter
+from tui.engine.tokens.trim import TrimPolicy, trim
 
 TARGET_MS = 5.0
 

@@ -41,7 +41,7 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         if _Parser.json_errors:
             from tui.commands.ask_output import error_payload
-            from tui.engine.inert import json_text
+            from tui.engine.text.inert import json_text
 
             payload = error_payload("usage", f"{self.prog}: {message}")
             sys.stdout.write(json_text(payload) + "\n")

@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Any
 from tui import config_provider
 from tui.config_files import CONFIG_NAME, SETTINGS_NAME, Setting, discover, read_settings
 from tui.config_schema import PRIORITY_ITEMS, ConfigError, Invalid, show, show_url, text, url
-from tui.engine import redact
 from tui.engine.http.proxy import ProxyRules
-from tui.engine.metrics import DEFAULT_REQUEST_CLASSES, RequestClass, Thresholds
+from tui.engine.metrics.record import DEFAULT_REQUEST_CLASSES, RequestClass, Thresholds
+from tui.engine.text import redact
 
 if TYPE_CHECKING:
-    from tui.engine.trim import TrimPolicy
+    from tui.engine.tokens.trim import TrimPolicy
     from tui.providers import Provider
 
 __all__ = ["Config", "ConfigError", "ConfigFlags", "load_config", "mask_secret"]
@@ -115,7 +115,7 @@ class Config:
         return Thresholds(warn_ms=self.ttft_warn_ms, error_ms=self.ttft_error_ms)
 
     def trim_policy(self) -> TrimPolicy:
-        from tui.engine.trim import TrimPolicy  # lazy: config stays importable on its own
+        from tui.engine.tokens.trim import TrimPolicy  # lazy: config stays importable on its own
 
         return TrimPolicy(
             strategy=self.trim_strategy,

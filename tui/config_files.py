@@ -28,7 +28,7 @@ from tui.config_schema import (
     show_url,
     url,
 )
-from tui.engine.metrics import DEFAULT_REQUEST_CLASSES, RequestClass
+from tui.engine.metrics.record import DEFAULT_REQUEST_CLASSES, RequestClass
 
 
 def _toml() -> Any:

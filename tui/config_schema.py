@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tui.engine.redact import mask_secret, mask_url, redact_text
+from tui.engine.text.redact import mask_secret, mask_url, redact_text
 from tui.providers import PROVIDERS
 
 

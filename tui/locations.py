@@ -49,7 +49,7 @@ def state_dir() -> Path:
 
 
 def dialects_path() -> Path:
-    """What each endpoint's models were learned to need in a request (tui/engine/dialects.py)."""
+    """What each endpoint's models were learned to need in a request (engine/chat/dialects.py)."""
     return state_dir() / "dialects.json"
 
 
@@ -59,12 +59,12 @@ def history_db_path() -> Path:
 
 def server_tokenizers_path() -> Path:
     """Which tokenizer API each endpoint + model answers, and its template's cost
-    (engine/server_tokens.py)."""
+    (engine/tokens/server_counts.py)."""
     return state_dir() / "server_tokenizers.json"
 
 
 def calibration_path() -> Path:
-    """Each model's calibration of the local token estimate (engine/calibration.py)."""
+    """Each model's calibration of the local token estimate (engine/tokens/calibration.py)."""
     return state_dir() / "calibration.json"
 
 

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from tui.config import Config
-    from tui.engine.client import ChatClient
-    from tui.engine.request_builder import RequestSettings
-    from tui.engine.tokens import TokenCounter
+    from tui.engine.chat.client import ChatClient
+    from tui.engine.chat.request_builder import RequestSettings
+    from tui.engine.tokens.counter import TokenCounter
 
 DEMO_API_KEY = "demo"  # the demo server accepts any key
 
@@ -59,8 +59,8 @@ def client_for(
     config: Config, endpoint: Endpoint, counter: TokenCounter | None = None
 ) -> ChatClient:
     """The engine's client for this endpoint, with the config's timeouts and thresholds."""
-    from tui.engine.client import ChatClient
-    from tui.engine.dialects import DialectMemory
+    from tui.engine.chat.client import ChatClient
+    from tui.engine.chat.dialects import DialectMemory
     from tui.locations import dialects_path
 
     demo = endpoint.simulated
@@ -86,7 +86,7 @@ def client_for(
 
 
 def request_settings(config: Config) -> RequestSettings:
-    from tui.engine.request_builder import RequestSettings
+    from tui.engine.chat.request_builder import RequestSettings
 
     return RequestSettings(
         model=config.model,

@@ -24,7 +24,7 @@ from tui.app.render import RenderScreen
 from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.message_view import AssistantMessage, MessageView
 from tui.config import ConfigFlags, load_config
-from tui.engine.metrics import RequestRecord, Thresholds
+from tui.engine.metrics.record import RequestRecord, Thresholds
 from tui.wiring import Endpoint
 
 

@@ -13,7 +13,7 @@ import termios
 import time
 from pathlib import Path
 
-from tui.engine.store import Store
+from tui.engine.store.database import Store
 from tui.locations import history_db_path
 
 

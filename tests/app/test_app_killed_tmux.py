@@ -22,7 +22,7 @@ import pytest
 from helpers.fault_server import FaultServer
 from tmux_app import TmuxApp
 
-from tui.engine.store import Store
+from tui.engine.store.database import Store
 from tui.locations import history_db_path
 
 pytestmark = pytest.mark.skipif(

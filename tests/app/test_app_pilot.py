@@ -24,8 +24,8 @@ from tui.app.widgets.latency_panel import _digits_value
 from tui.app.widgets.message_view import ErrorMessage
 from tui.app.widgets.ttft_history import format_ms
 from tui.demo import DemoThread
-from tui.engine.metrics import RequestStatus
-from tui.engine.store import Store
+from tui.engine.metrics.record import RequestStatus
+from tui.engine.store.database import Store
 
 
 def _text(app, selector: str) -> str:

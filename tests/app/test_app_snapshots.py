@@ -34,7 +34,7 @@ from tui.app.widgets.prompt_input import PromptInput
 from tui.app.widgets.ttft_history import TtftSample
 from tui.demo import DemoThread, start_demo_in_thread
 from tui.demo.latency_model import latency_model
-from tui.engine.metrics import RequestRecord, Thresholds
+from tui.engine.metrics.record import RequestRecord, Thresholds
 
 SIZE = (130, 40)
 
@@ -45,8 +45,8 @@ def warm_imports() -> None:
     the first test of a pytest run renders while that thread holds the GIL, and
     its cached lines group into SVG runs differently from every later test's."""
     from tui.app.widgets.message_view import warm_up_markdown
-    from tui.engine import client, request_builder  # noqa: F401
-    from tui.engine.tokens import get_counter
+    from tui.engine.chat import client, request_builder  # noqa: F401
+    from tui.engine.tokens.counter import get_counter
 
     get_counter().load()
     warm_up_markdown()

@@ -7,8 +7,8 @@ from pathlib import Path
 from tui.app.chat_history import ChatHistory, SavedChat
 from tui.app.chat_session import ChatSession
 from tui.config import ConfigFlags, load_config
-from tui.engine.metrics import RequestRecord
-from tui.engine.store import Store
+from tui.engine.metrics.record import RequestRecord
+from tui.engine.store.database import Store
 
 
 def _session() -> ChatSession:

@@ -7,7 +7,7 @@ import pytest
 from app_helpers import make_app, send_and_wait, send_sample_and_wait, wait_ready
 
 from tui.demo import DemoThread
-from tui.engine.metrics import RequestStatus
+from tui.engine.metrics.record import RequestStatus
 
 SENTENCE_ENDS = (".", "!", "?", "。", "```")
 

@@ -16,8 +16,8 @@ from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.message_view import ErrorMessage
 from tui.app.widgets.ttft_history import format_ms
 from tui.demo import DemoThread
-from tui.engine.metrics import RequestStatus
-from tui.engine.store import Store
+from tui.engine.metrics.record import RequestStatus
+from tui.engine.store.database import Store
 
 
 @pytest.fixture

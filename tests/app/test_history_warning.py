@@ -13,7 +13,7 @@ from tui.app.app import FirstTokenApp
 from tui.app.widgets.history_warning import HEADLINE, HistoryWarning
 from tui.config import ConfigFlags, load_config
 from tui.demo import DemoThread
-from tui.engine.store import Store, StoreError
+from tui.engine.store.database import Store, StoreError
 from tui.locations import history_db_path
 from tui.wiring import Endpoint
 

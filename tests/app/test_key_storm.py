@@ -20,7 +20,7 @@ from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.prompt_input import PromptInput
 from tui.demo import DemoThread, start_demo_in_thread
 from tui.demo.latency_model import latency_model
-from tui.engine.store import Store
+from tui.engine.store.database import Store
 
 BINDING_KEYS = [
     "enter", "escape", "ctrl+t", "f3", "f5", "ctrl+n", "ctrl+g", "f2", "f6", "f7", "f8", "f9",

@@ -20,7 +20,7 @@ from tui.app.screens.model_picker import ModelPicker
 from tui.config import Config, ConfigFlags, load_config
 from tui.demo import DemoThread, start_demo_in_thread
 from tui.demo.latency_model import latency_model
-from tui.engine.store import Store
+from tui.engine.store.database import Store
 from tui.wiring import Endpoint
 
 PICKED = "firsttoken-demo-reasoning"

@@ -17,7 +17,7 @@ from tui.app.widgets.ttft_history import format_ms
 from tui.app.widgets.ttft_waterfall import TtftWaterfall
 from tui.demo import DemoThread, start_demo_in_thread
 from tui.demo.latency_model import latency_model
-from tui.engine.server_tokens import ServerCounts
+from tui.engine.tokens.server_counts import ServerCounts
 from tui.locations import server_tokenizers_path
 
 

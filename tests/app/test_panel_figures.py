@@ -11,8 +11,8 @@ from textual.widgets import Static
 
 from tui.app.live_figures import LiveFigures
 from tui.app.widgets.latency_panel import LatencyPanel
-from tui.engine.metrics import RequestClass, RequestRecord, Thresholds
-from tui.engine.request_classes import ClassChoice
+from tui.engine.metrics.record import RequestClass, RequestRecord, Thresholds
+from tui.engine.metrics.request_classes import ClassChoice
 
 THRESHOLDS = Thresholds(warn_ms=1200.0, error_ms=2500.0)
 

@@ -6,7 +6,7 @@ from textual.app import App, ComposeResult
 from textual.widgets import Static
 
 from tui.app.widgets.latency_panel import LatencyPanel
-from tui.engine.metrics import Thresholds
+from tui.engine.metrics.record import Thresholds
 
 
 class PanelApp(App[None]):

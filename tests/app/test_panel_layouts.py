@@ -11,7 +11,7 @@ from virtual_terminal import VirtualTerminal, settled
 
 from tui.app.live_figures import LiveFigures
 from tui.app.widgets.latency_panel import LatencyPanel
-from tui.engine.metrics import Thresholds
+from tui.engine.metrics.record import Thresholds
 
 FIRST_FIGURES = LiveFigures(
     elapsed_ms=140.0,

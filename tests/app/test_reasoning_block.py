@@ -13,7 +13,7 @@ from app_helpers import WidgetsInApp, make_app, replies, send, send_and_wait, wa
 
 from tui.app.widgets.reasoning_block import ReasoningBlock, reasoning_text
 from tui.demo import DemoThread
-from tui.engine.store import Store
+from tui.engine.store.database import Store
 
 REASONING = "firsttoken-demo-reasoning"
 

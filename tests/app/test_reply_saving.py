@@ -26,9 +26,9 @@ from tui.app.untrusted import INCOMPLETE_MARK, ReplyIntake, saved_reply_notes
 from tui.app.widgets.chat_log import ChatLog
 from tui.config import ConfigFlags, load_config
 from tui.demo import DemoThread
-from tui.engine.draft_record import INTERRUPTED
-from tui.engine.metrics import RequestRecord, RequestStatus
-from tui.engine.store import Store
+from tui.engine.metrics.draft_record import INTERRUPTED
+from tui.engine.metrics.record import RequestRecord, RequestStatus
+from tui.engine.store.database import Store
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from tui.app.widgets.ttft_history import WARM_SHARE
 from tui.config import ConfigFlags, load_config
 from tui.demo import DemoThread, start_demo_in_thread
 from tui.demo.latency_model import latency_model
-from tui.engine.tokens import get_counter
+from tui.engine.tokens.counter import get_counter
 from tui.sample_conversation import bloated_sample
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from app_helpers import WidgetsInApp
 
 from tui.app.widgets.ttft_history import BARS, TtftHistory, TtftSample, trim_gain
-from tui.engine.metrics import Thresholds
+from tui.engine.metrics.record import Thresholds
 
 
 def sample(

@@ -8,8 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tui.app.widgets.ttft_waterfall import GLYPHS, TtftWaterfall, WaterfallFigures, cells_for
-from tui.engine.anatomy import CLIENT, REMAINDER, SERVER, ttft_anatomy
-from tui.engine.metrics import RequestRecord
+from tui.engine.metrics.anatomy import CLIENT, REMAINDER, SERVER, ttft_anatomy
+from tui.engine.metrics.record import RequestRecord
 
 
 def llamacpp_record(*, reused: bool) -> RequestRecord:

@@ -21,8 +21,8 @@ from tui.app.screens.chat_picker import ChatPicker
 from tui.app.screens.model_picker import ModelPicker
 from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.message_view import ErrorMessage
-from tui.engine.inert import inert
-from tui.engine.store import Store
+from tui.engine.store.database import Store
+from tui.engine.text.inert import inert
 
 
 def live_controls(text: str) -> list[str]:

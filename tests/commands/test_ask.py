@@ -13,7 +13,7 @@ from helpers.client import TEST_KEY, closed_port, demo, fault_url
 
 from tui.commands import ask
 from tui.config import Config
-from tui.engine.store import Store
+from tui.engine.store.database import Store
 
 JSON_KEYS = {
     "status", "error", "model", "streamed", "ttfb_ms", "ttft_ms", "total_ms", "tpot_ms",

@@ -119,7 +119,7 @@ def test_inert_when_piped_raw_with_the_flag_and_in_the_store(instant) -> None:
     assert "evil␛]0;pwned␇␛[31mred" in piped.stdout and "\x1b" not in piped.stdout
     raw = _ask("--raw", "--base-url", instant.base_url, "--model", ESCAPED_MODEL, "reply 60 tokens")
     assert raw.returncode == 0 and ESCAPED_MODEL in raw.stdout  # --raw: the user's choice
-    from tui.engine.store import Store
+    from tui.engine.store.database import Store
 
     with Store() as store:
         assert ESCAPED_MODEL in store.records(limit=1)[0]["reply_text"]  # stored exactly
@@ -145,7 +145,7 @@ def test_ctrl_c_cancels_keeping_the_partial_reply() -> None:
     assert process.returncode == 130
     assert "cancelled" in err.decode() and "Traceback" not in err.decode()
     assert len((first + rest).split()) < 200
-    from tui.engine.store import Store
+    from tui.engine.store.database import Store
 
     with Store() as store:
         assert store.records(limit=1)[0]["status"] == "cancelled"

@@ -18,7 +18,7 @@ import pytest
 from helpers.cli import ROOT
 from helpers.client import demo
 
-from tui.engine.store import Store
+from tui.engine.store.database import Store
 from tui.locations import history_db_path
 
 SEEN = 60  # characters of reply on stdout before the kill is prepared

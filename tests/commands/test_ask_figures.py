@@ -14,7 +14,7 @@ from helpers.client import TEST_KEY, demo, fault_url
 
 from tui.commands import ask
 from tui.config import Config
-from tui.engine.store import Store
+from tui.engine.store.database import Store
 
 NEW_JSON_KEYS = {
     "request_class_reason", "time_to_first_answer_ms", "reasoning", "reasoning_tokens",

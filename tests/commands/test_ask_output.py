@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from tui.commands.ask_output import error_payload, json_payload, summary_line
-from tui.engine.metrics import DroppedMessage, RequestRecord, RequestStatus, TtftLevel
+from tui.engine.metrics.record import DroppedMessage, RequestRecord, RequestStatus, TtftLevel
 
 
 def _record(**changes: object) -> RequestRecord:

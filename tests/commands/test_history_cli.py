@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from helpers.cli import firsttoken
 
-from tui.engine.export import otel_attributes
-from tui.engine.metrics import RequestRecord, RequestStatus
-from tui.engine.store import Store
+from tui.engine.metrics.otel import otel_attributes
+from tui.engine.metrics.record import RequestRecord, RequestStatus
+from tui.engine.store.database import Store
 from tui.locations import history_db_path
 
 

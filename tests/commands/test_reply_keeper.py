@@ -9,9 +9,9 @@ from pathlib import Path
 from helpers.client import make_request
 
 from tui.commands.ask_saving import ReplyKeeper, chat_title
-from tui.engine.events import Finished
-from tui.engine.metrics import RequestRecord
-from tui.engine.store import Store
+from tui.engine.chat.events import Finished
+from tui.engine.metrics.record import RequestRecord
+from tui.engine.store.database import Store
 
 
 def test_a_reply_saved_as_it_grows_then_once_for_good(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from tui import locations
 from tui.config import Config, ConfigFlags, load_config
-from tui.engine.metrics import DEFAULT_REQUEST_CLASSES, RequestClass, Thresholds
+from tui.engine.metrics.record import DEFAULT_REQUEST_CLASSES, RequestClass, Thresholds
 
 FIXTURES = Path(__file__).parent / "fixtures"
 NO_FLAGS = ConfigFlags()
@@ -255,7 +255,7 @@ def test_derived_values() -> None:
 
 
 def test_trim_policy_from_config() -> None:
-    trim = pytest.importorskip("tui.engine.trim")
+    trim = pytest.importorskip("tui.engine.tokens.trim")
     config = Config(
         trim_strategy="recent",
         keep_system=False,

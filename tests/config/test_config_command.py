@@ -16,7 +16,7 @@ from tui import locations
 from tui.commands import show_config
 from tui.config import NO_KEY, ConfigFlags, load_config, mask_secret
 from tui.config_examples import CONFIG_EXAMPLE_TOML, SETTINGS_EXAMPLE_JSON
-from tui.engine.redact import HIDDEN
+from tui.engine.text.redact import HIDDEN
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -16,7 +16,7 @@ from tui.engine.bench import (
     run_rounds,
     tagged,
 )
-from tui.engine.tokens import get_counter
+from tui.engine.tokens.counter import get_counter
 
 
 def test_a_tag_opens_the_first_and_the_first_user_message_and_leaves_the_input_alone() -> None:
@@ -84,8 +84,8 @@ def _conversation() -> list[dict[str, str]]:
 
 def _sample_variants() -> list[Variant]:
     """bench's untrimmed and trimmed streamed variants of that chat."""
-    from tui.engine.request_builder import RequestSettings, build_request
-    from tui.engine.trim import TrimPolicy
+    from tui.engine.chat.request_builder import RequestSettings, build_request
+    from tui.engine.tokens.trim import TrimPolicy
 
     counter = get_counter("gpt-4o-mini")
     settings = RequestSettings("demo-model", 0.1, 8, 2000, TrimPolicy())

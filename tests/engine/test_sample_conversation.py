@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tui.engine.tokens import get_counter
+from tui.engine.tokens.counter import get_counter
 from tui.sample_conversation import bloated_sample
 
 
@@ -57,7 +57,7 @@ def test_sample_is_deterministic_and_independent() -> None:
 
 
 def test_default_budget_trims_it() -> None:
-    from tui.engine.trim import TrimPolicy, trim
+    from tui.engine.tokens.trim import TrimPolicy, trim
 
     result = trim(bloated_sample(), 6_000, TrimPolicy(), get_counter("gpt-4o-mini"))
     assert result.dropped

@@ -11,8 +11,9 @@ from contextlib import contextmanager
 
 from tui.demo import DemoThread, start_demo_in_thread
 from tui.demo.latency_model import latency_model
-from tui.engine.client import ChatClient, ChatRequest
-from tui.engine.events import ClientEvent, Finished
+from tui.engine.chat.client import ChatClient
+from tui.engine.chat.events import ClientEvent, Finished
+from tui.engine.chat.request import ChatRequest
 
 TEST_KEY = "sk-test-abcdefghijklmnopqrstuvwxyz-9876"
 

@@ -29,10 +29,10 @@ from helpers.fault_server import (
     PARTIAL,
     FaultServer,
 )
-from tui.engine.events import Finished
-from tui.engine.inert import inert, inert_line
-from tui.engine.tokens import get_counter
-from tui.engine.trim import TrimPolicy, trim
+from tui.engine.chat.events import Finished
+from tui.engine.text.inert import inert, inert_line
+from tui.engine.tokens.counter import get_counter
+from tui.engine.tokens.trim import TrimPolicy, trim
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "faults.md"
 TIMEOUT_S = 1.0
@@ -254,7 +254,7 @@ def terminal_inert(data: bytes) -> bool:
 def ask_surface(case: FaultCase, server: FaultServer) -> Outcome:
     import os
 
-    from tui.engine.store import Store
+    from tui.engine.store.database import Store
     from tui.locations import history_db_path
 
     home = Path(os.environ["FIRSTTOKEN_HOME"])
@@ -300,7 +300,7 @@ async def _app(case: FaultCase, server: FaultServer) -> Outcome:
 
     from tui.app.app import FirstTokenApp
     from tui.config import ConfigFlags, load_config
-    from tui.engine.store import Store
+    from tui.engine.store.database import Store
     from tui.wiring import Endpoint
 
     base_url = case.base_url(server, "app")

@@ -8,7 +8,7 @@ import ssl
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-TLS_DIR = Path(__file__).resolve().parents[1] / "engine" / "tls"
+TLS_DIR = Path(__file__).resolve().parents[1] / "engine" / "http" / "tls"
 CERTIFICATE = TLS_DIR / "localhost.pem"  # for localhost and 127.0.0.1; trust it via SSL_CERT_FILE
 
 

@@ -11,7 +11,7 @@ from textual.pilot import Pilot
 from textual.widgets import Digits
 
 from tui.app.app import FirstTokenApp
-from tui.engine.metrics import RequestStatus
+from tui.engine.metrics.record import RequestStatus
 from tui.wiring import Endpoint
 
 REPLY_TIMEOUT_S = 600.0  # a second on an idle machine; minutes on a loaded one

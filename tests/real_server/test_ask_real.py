@@ -7,7 +7,7 @@ from pathlib import Path
 from helpers.cli import firsttoken
 from real_server_support import RealServer, config_files
 
-from tui.engine.store import Store
+from tui.engine.store.database import Store
 
 
 def test_ask_streams_the_reply_prints_the_summary_and_keeps_the_record(

@@ -9,7 +9,7 @@ from pathlib import Path
 from helpers.cli import firsttoken
 from real_server_support import MODEL, RealServer, config_files
 
-from tui.engine.tokens import get_counter
+from tui.engine.tokens.counter import get_counter
 from tui.sample_conversation import bloated_sample
 
 QUESTION = "And now, in one word?"

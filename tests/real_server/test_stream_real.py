@@ -5,10 +5,10 @@ from __future__ import annotations
 from real_server_support import RealServer, real_config
 
 from tui.engine.bench import run_once
-from tui.engine.events import Delta, FirstByte, FirstToken, UsageReported
-from tui.engine.metrics import RequestStatus
-from tui.engine.request_builder import build_request
-from tui.engine.tokens import get_counter
+from tui.engine.chat.events import Delta, FirstByte, FirstToken, UsageReported
+from tui.engine.chat.request_builder import build_request
+from tui.engine.metrics.record import RequestStatus
+from tui.engine.tokens.counter import get_counter
 from tui.wiring import Endpoint, client_for, request_settings
 
 QUESTION = [{"role": "user", "content": "Count from one to ten in words."}]

@@ -24,10 +24,11 @@ from dataclasses import replace
 from real_server_support import SAMPLE_BUDGET, PromptEval, RealServer, real_config
 
 from tui.engine.bench import new_tag, run_once, tagged
-from tui.engine.client import ChatClient, ChatRequest
-from tui.engine.metrics import RequestRecord, RequestStatus
-from tui.engine.request_builder import build_request
-from tui.engine.tokens import get_counter
+from tui.engine.chat.client import ChatClient
+from tui.engine.chat.request import ChatRequest
+from tui.engine.chat.request_builder import build_request
+from tui.engine.metrics.record import RequestRecord, RequestStatus
+from tui.engine.tokens.counter import get_counter
 from tui.sample_conversation import bloated_sample
 from tui.wiring import Endpoint, client_for, request_settings
 

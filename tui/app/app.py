@@ -28,7 +28,7 @@ from tui.app.untrusted import shown, shown_line
 
 if TYPE_CHECKING:
     from tui.config import Config
-    from tui.engine.store import Store
+    from tui.engine.store.database import Store
     from tui.wiring import Endpoint
 
 

@@ -22,9 +22,9 @@ from tui.app.reply_saving import Draft, ReplyDrafts, draft_record
 if TYPE_CHECKING:
     from tui.app.chat_session import ChatSession
     from tui.app.request_runner import RequestRunner
-    from tui.engine.client import ChatClient
-    from tui.engine.metrics import RequestRecord
-    from tui.engine.store import Store
+    from tui.engine.chat.client import ChatClient
+    from tui.engine.metrics.record import RequestRecord
+    from tui.engine.store.database import Store
 
 
 @dataclass(frozen=True)
@@ -121,7 +121,7 @@ class ChatHistory:
     ) -> None:
         """A request ended: its record (replacing its draft), and what arrived as the chat's
         reply (with the model's thinking, when it sent any)."""
-        from tui.engine.reasoning import assistant_message
+        from tui.engine.chat.reasoning import assistant_message
 
         store = self.store
         if store is None:
@@ -169,7 +169,7 @@ class ChatHistory:
 
     def chat(self, chat_id: int) -> SavedChat | None:
         """A saved chat: its messages and every record of it."""
-        from tui.engine.store import record_from_dict
+        from tui.engine.store.database import record_from_dict
 
         if self.store is None:
             return None

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tui.config import Config
-    from tui.engine.client import ChatRequest
-    from tui.engine.tokens import PromptCounter
+    from tui.engine.chat.request import ChatRequest
+    from tui.engine.tokens.counter import PromptCounter
 
 BUDGET_STEP = 500
 MIN_BUDGET = 500
@@ -130,7 +130,7 @@ class ChatSession:
 
     def preview(self, draft: str, counter: PromptCounter) -> TrimPreview:
         """Trim (or count) the messages plus the draft exactly as the next send would."""
-        from tui.engine.trim import trim
+        from tui.engine.tokens.trim import trim
 
         candidate = list(self.messages)
         if draft.strip():
@@ -169,7 +169,7 @@ class ChatSession:
     def add_assistant(self, text: str, reasoning: str = "", note: ReplyNote | None = None) -> int:
         """The reply joins the chat, its thinking beside it (shown again with the chat, never
         sent back: the request builder leaves it out)."""
-        from tui.engine.reasoning import assistant_message
+        from tui.engine.chat.reasoning import assistant_message
 
         self.messages.append(assistant_message(text, reasoning))
         index = len(self.messages) - 1
@@ -179,7 +179,7 @@ class ChatSession:
 
     def build_request(self, counter: PromptCounter) -> ChatRequest:
         """The request for the current messages, with this chat's switches, model and budget."""
-        from tui.engine.request_builder import build_request
+        from tui.engine.chat.request_builder import build_request
         from tui.wiring import request_settings
 
         settings = request_settings(self.config)

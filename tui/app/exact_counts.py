@@ -1,5 +1,5 @@
 """The server's own prompt counts for the budget gauge and the trimmer, when its tokenizer
-answers (llama.cpp's `/tokenize`, vLLM's, llama-cpp-python's: tui/engine/server_tokens.py).
+answers (llama.cpp's `/tokenize`, vLLM's, llama-cpp-python's: tui/engine/tokens/server_counts.py).
 
 The app never speaks HTTP itself: the engine's `ServerTokenizer` asks, over the engine client's
 own connection pool, on the engine's network loop; the UI awaits the outcome and shows the
@@ -19,14 +19,14 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from tui.engine.server_tokens import NONE, ServerCounts, ServerTokenizer
+from tui.engine.tokens.server_counts import NONE, ServerCounts, ServerTokenizer
 
 if TYPE_CHECKING:
     from textual.app import App
 
     from tui.app.chat_session import ChatSession, TrimPreview
     from tui.app.start_up import EngineLink
-    from tui.engine.tokens import TokenCounter
+    from tui.engine.tokens.counter import TokenCounter
 
 
 def candidate_messages(session: ChatSession, draft: str) -> list[dict[str, Any]]:

@@ -16,16 +16,16 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from tui.engine.draft_record import draft_record as engine_draft_record
-from tui.engine.metrics import RequestRecord
+from tui.engine.metrics.draft_record import draft_record as engine_draft_record
+from tui.engine.metrics.record import RequestRecord
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from tui.app.request_runner import RunState
     from tui.app.untrusted import ReplyIntake
-    from tui.engine.client import ChatRequest
-    from tui.engine.store import Store
+    from tui.engine.chat.request import ChatRequest
+    from tui.engine.store.database import Store
 
 # Under the one second promised, so a loaded machine that wakes the thread late still keeps
 # what was on screen a second before a kill.
@@ -117,7 +117,7 @@ class ReplyDrafts:
             self.save_due()
 
     def _save(self, draft: Draft) -> None:
-        from tui.engine.store import StoreError
+        from tui.engine.store.database import StoreError
 
         if draft.done or self._failed:
             return

@@ -27,7 +27,7 @@ from tui.app.widgets.prompt_input import PromptInput
 from tui.app.widgets.reasoning_block import ReasoningFeed
 from tui.app.widgets.reply_writer import ReplyWriter
 from tui.app.widgets.ttft_history import TtftSample, format_ms
-from tui.engine.metrics import RequestRecord, RequestStatus
+from tui.engine.metrics.record import RequestRecord, RequestStatus
 
 if TYPE_CHECKING:
     from tui.app.chat_history import ChatHistory
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from tui.app.preferences import PromptHistory
     from tui.app.screens.chat_screen import ChatScreen
     from tui.app.start_up import EngineLink
-    from tui.engine.events import Finished
+    from tui.engine.chat.events import Finished
 
 PANEL_TICK_S = 0.1  # the live counter's rate: 10 Hz, independent of the token rate
 STREAMING_TICK_EVERY = 3  # once tokens flow: every 3rd tick (~3 Hz)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from tui.app.untrusted import ReplyIntake
-from tui.engine.events import (
+from tui.engine.chat.events import (
     Delta,
     Finished,
     FirstAnswerToken,
@@ -31,12 +31,13 @@ from tui.engine.events import (
     Retrying,
     UsageReported,
 )
-from tui.engine.inert import inert, inert_line
+from tui.engine.text.inert import inert, inert_line
 
 if TYPE_CHECKING:
     from tui.app.reply_saving import Draft
     from tui.app.widgets.reply_writer import ReplyWriter
-    from tui.engine.client import ChatClient, ChatRequest
+    from tui.engine.chat.client import ChatClient
+from tui.engine.chat.request import ChatRequest
 
 T = TypeVar("T")
 

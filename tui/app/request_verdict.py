@@ -7,7 +7,7 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING
 
-from tui.engine.request_classes import ClassChoice, classify_request
+from tui.engine.metrics.request_classes import ClassChoice, classify_request
 
 if TYPE_CHECKING:
     from tui.app.request_runner import RequestRunner

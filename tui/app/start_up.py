@@ -27,8 +27,8 @@ if TYPE_CHECKING:
     from textual.app import App
 
     from tui.config import Config
-    from tui.engine.client import ChatClient
-    from tui.engine.tokens import PromptCounter, TokenCounter
+    from tui.engine.chat.client import ChatClient
+    from tui.engine.tokens.counter import PromptCounter, TokenCounter
     from tui.wiring import Endpoint
 
 
@@ -124,8 +124,8 @@ class StartUp:
 
     def _open_engine(self) -> tuple[TokenCounter, ChatClient, Endpoint]:
         """Everything the first Enter would otherwise pay for, done before it (a thread)."""
-        from tui.engine.request_builder import build_request
-        from tui.engine.tokens import get_counter
+        from tui.engine.chat.request_builder import build_request
+        from tui.engine.tokens.counter import get_counter
         from tui.wiring import client_for, request_settings
 
         endpoint = self._engine.open()

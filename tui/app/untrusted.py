@@ -3,7 +3,7 @@
 A server's reply and reasoning, its error bodies and model ids, and everything read back from
 the history file can carry terminal escape sequences (a prompt-injected document can make a
 model write `ESC ] 52 ; c ; …` to set the clipboard). Textual writes a widget's text to the
-terminal as it is, so each of those strings goes through `tui.engine.inert` on its way in:
+terminal as it is, so each of those strings goes through `tui.engine.text.inert` on its way in:
 ChatSession keeps the exact text (it is what is sent and stored); what is shown is a copy.
 
 `ReplyIntake` is the streamed reply's way in: the network thread hands it each delta; it
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from tui.engine.inert import InertStream, inert, inert_line
+from tui.engine.text.inert import InertStream, inert, inert_line
 
 if TYPE_CHECKING:
     from tui.app.chat_history import SavedChat
@@ -73,7 +73,7 @@ def saved_reply_notes(saved: SavedChat, status: Callable[[Any], str]) -> dict[in
     by a kill says so."""
     from dataclasses import replace
 
-    from tui.engine.metrics import RequestStatus
+    from tui.engine.metrics.record import RequestStatus
 
     notes = {}
     for index, record in saved.reply_records().items():

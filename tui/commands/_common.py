@@ -32,8 +32,8 @@ class UsageError(Exception):
 def shown(message: str) -> str:
     """A message as it may reach a terminal: one line, inert, any URL's secrets masked."""
     # Imported here: `firsttoken --version` starts without loading the engine.
-    from tui.engine.inert import inert_line
-    from tui.engine.redact import redact_text
+    from tui.engine.text.inert import inert_line
+    from tui.engine.text.redact import redact_text
 
     return inert_line(redact_text(message))
 

@@ -4,7 +4,7 @@ Exit codes: 0 ok, 1 the request failed (also stalled / ended early: the reply is
 2 usage or config error, 130 interrupted (Ctrl-C cancels the request cleanly; the partial reply
 and its record are kept), 143 / 129 the same after SIGTERM / SIGHUP.
 
-The reply is untrusted text: it reaches stdout inert (tui/engine/inert.py), terminal or not,
+The reply is untrusted text: it reaches stdout inert (tui/engine/text/inert.py), terminal or not,
 unless `--raw` asks for it unchanged. With `--json` stdout gets exactly one JSON object,
 whatever failed. The prompt and the reply are kept in the history as they happen
 (ask_saving.py).
@@ -36,15 +36,16 @@ from tui.commands._common import (
 from tui.commands.ask_counts import count_sent_prompt, exact_trim, tokenizer_for, unless_cancelled
 from tui.commands.ask_output import error_payload, json_payload, summary_line
 from tui.commands.ask_saving import ReplyKeeper
-from tui.engine.buffering import buffered_message
-from tui.engine.events import Delta, Finished, FirstAnswerToken
-from tui.engine.inert import InertStream, json_text
+from tui.engine.chat.events import Delta, Finished, FirstAnswerToken
+from tui.engine.metrics.buffering import buffered_message
+from tui.engine.text.inert import InertStream, json_text
 
 if TYPE_CHECKING:
     from tui.config import Config
-    from tui.engine.client import ChatClient, ChatRequest
-    from tui.engine.server_tokens import ServerTokenizer
-    from tui.engine.tokens import PromptCounter, TokenCounter
+    from tui.engine.chat.client import ChatClient
+    from tui.engine.chat.request import ChatRequest
+    from tui.engine.tokens.counter import PromptCounter, TokenCounter
+    from tui.engine.tokens.server_counts import ServerTokenizer
 
 json_printed = False  # the one --json object is out (main() must not print a second one)
 
@@ -249,7 +250,7 @@ def open_client(
 def _open_store(config: Config, stack: contextlib.ExitStack) -> Any:
     if not config.log_every_request:
         return None
-    from tui.engine.store import Store, StoreError
+    from tui.engine.store.database import Store, StoreError
 
     try:
         store = Store()
@@ -274,9 +275,9 @@ def fail(message: str, as_json: bool, kind: str = "usage", code: int = EXIT_USAG
 
 def run(args: argparse.Namespace, config: Config) -> int:
     global json_printed
-    from tui.engine.metrics import RequestStatus
-    from tui.engine.prompt_bound import fits_without_counting
-    from tui.engine.tokens import get_counter  # no vocabulary yet: it loads on first count
+    from tui.engine.metrics.record import RequestStatus
+    from tui.engine.tokens.counter import get_counter  # no vocabulary yet: it loads on first count
+    from tui.engine.tokens.prompt_bound import fits_without_counting
 
     as_json = bool(getattr(args, "json", False))
     raw = bool(getattr(args, "raw", False))
@@ -308,7 +309,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
     count_after = not trim_enabled or fits_without_counting(messages, limit)
 
     def build(counts: PromptCounter) -> ChatRequest:
-        from tui.engine.request_builder import build_request, uncounted_request
+        from tui.engine.chat.request_builder import build_request, uncounted_request
         from tui.wiring import request_settings
 
         if count_after:
@@ -372,7 +373,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
         )
         if count_after:
             # The vocabulary loads now, after the reply: the record gets its prompt counts.
-            from tui.engine.request_builder import fill_prompt_counts
+            from tui.engine.chat.request_builder import fill_prompt_counts
 
             fill_prompt_counts(finished.record, request.messages, counter)
         keeper.finish(finished)  # saved before anything more is written: stdout may be gone

@@ -1,4 +1,4 @@
-"""`ask`'s exact prompt counts from the server's own tokenizer (tui/engine/server_tokens.py),
+"""`ask`'s exact prompt counts from the server's own tokenizer (tui/engine/tokens/server_counts.py),
 without delaying the request.
 
 Before the request: only when trimming is on, the conversation might exceed the budget (its
@@ -14,12 +14,13 @@ import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from tui.engine.server_tokens import NONE, ServerCounts, ServerTokenizer, might_exceed
+from tui.engine.tokens.server_counts import NONE, ServerCounts, ServerTokenizer, might_exceed
 
 if TYPE_CHECKING:
-    from tui.engine.client import ChatClient, ChatRequest
-    from tui.engine.events import Finished
-    from tui.engine.tokens import TokenCounter
+    from tui.engine.chat.client import ChatClient
+    from tui.engine.chat.events import Finished
+    from tui.engine.chat.request import ChatRequest
+    from tui.engine.tokens.counter import TokenCounter
 
 T = TypeVar("T")
 

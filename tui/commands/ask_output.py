@@ -1,17 +1,17 @@
 """What `firsttoken ask` prints: the summary line and the --json object (the reply itself goes
-through tui/engine/inert.py on its way to stdout)."""
+through tui/engine/text/inert.py on its way to stdout)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from tui.engine.anatomy import REMAINDER, ttft_anatomy
-from tui.engine.inert import inert_line
-from tui.engine.metrics import RequestRecord, RequestStatus, TtftLevel
-from tui.engine.redact import redact_text
+from tui.engine.metrics.anatomy import REMAINDER, ttft_anatomy
+from tui.engine.metrics.record import RequestRecord, RequestStatus, TtftLevel
+from tui.engine.text.inert import inert_line
+from tui.engine.text.redact import redact_text
 
 _COLORS = {TtftLevel.OK: "32", TtftLevel.WARN: "33", TtftLevel.ERROR: "31"}
-# How each body adjustment (tui/engine/dialects.py) reads in the summary line.
+# How each body adjustment (tui/engine/chat/dialects.py) reads in the summary line.
 _ADJUSTED = {
     "max_completion_tokens": "max_completion_tokens for max_tokens",
     "default_temperature": "its default temperature",
@@ -27,7 +27,7 @@ def duration(ms: float | None) -> str:
 
 
 def _split(record: RequestRecord) -> str:
-    """TTFT's parts in brackets, when there is more than one (anatomy.py)."""
+    """TTFT's parts in brackets, when there is more than one (engine/metrics/anatomy.py)."""
     anatomy = ttft_anatomy(record)
     if anatomy is None or anatomy.note is not None:
         return ""

@@ -16,14 +16,14 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from tui.commands._common import warning
-from tui.engine.draft_record import draft_record
-from tui.engine.events import Finished
-from tui.engine.metrics import RequestRecord
-from tui.engine.reasoning import assistant_message
+from tui.engine.chat.events import Finished
+from tui.engine.chat.reasoning import assistant_message
+from tui.engine.metrics.draft_record import draft_record
+from tui.engine.metrics.record import RequestRecord
 
 if TYPE_CHECKING:
-    from tui.engine.client import ChatRequest
-    from tui.engine.store import Store
+    from tui.engine.chat.request import ChatRequest
+    from tui.engine.store.database import Store
 
 SAVE_EVERY_S = 1.0
 TITLE_LENGTH = 60
@@ -60,7 +60,7 @@ class ReplyKeeper:
         """The chat and every message of the prompt, committed before anything is sent."""
         if self.store is None:
             return
-        from tui.engine.store import StoreError
+        from tui.engine.store.database import StoreError
 
         try:
             self.chat_id = self.store.new_chat(chat_title(messages), model)
@@ -111,7 +111,7 @@ class ReplyKeeper:
             self._save_draft("".join(self._parts))
 
     def _save_draft(self, text: str) -> None:
-        from tui.engine.store import StoreError
+        from tui.engine.store.database import StoreError
 
         assert self.store is not None and self._draft is not None
         if self._finished:  # the final record is in: a late draft must not come back
@@ -132,7 +132,7 @@ class ReplyKeeper:
         self._finished = True
         if self.store is None or self._failed:
             return
-        from tui.engine.store import StoreError
+        from tui.engine.store.database import StoreError
 
         draft_id = self._draft.id if self._draft is not None else None
         try:

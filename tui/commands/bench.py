@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import signal
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from tui.commands._common import (
@@ -27,6 +27,7 @@ from tui.commands._common import (
 )
 from tui.commands.ask import open_client
 from tui.commands.bench_output import (
+    Measured,
     bench_lines,
     bench_payload,
     check_lines,
@@ -38,19 +39,18 @@ from tui.engine.bench import (
     CHECK_QUESTION,
     ClassVerdict,
     Variant,
-    VariantResult,
     filler_messages,
     fit_line,
     run_rounds,
 )
-from tui.engine.events import Finished
-from tui.engine.inert import json_text
-from tui.engine.metrics import RequestStatus
+from tui.engine.chat.events import Finished
+from tui.engine.metrics.record import RequestStatus
+from tui.engine.text.inert import json_text
 
 if TYPE_CHECKING:
     from tui.config import Config
-    from tui.engine.client import ChatClient
-    from tui.engine.tokens import TokenCounter
+    from tui.engine.chat.client import ChatClient
+    from tui.engine.tokens.counter import TokenCounter
 
 
 def _progress(label: str, finished: Finished) -> None:
@@ -67,33 +67,12 @@ def _warmup_progress(label: str, finished: Finished) -> None:
     print(f"  {label}: first token {first}{state} (discarded)", file=sys.stderr, flush=True)
 
 
-@dataclass(frozen=True)
-class Measured:
-    """What a run of bench, sweep or check measured, and where."""
-
-    results: list[VariantResult]
-    stopped: bool  # Ctrl-C ended it early
-    endpoint: str  # host:port
-    model: str
-    simulated: bool
-    warmup: int
-
-    def about(self) -> dict[str, Any]:
-        """The keys every JSON object of these commands shares."""
-        return {
-            "endpoint": self.endpoint,
-            "model": self.model,
-            "simulated": self.simulated,
-            "warmup": self.warmup,
-        }
-
-
 def _measure(
     config: Config, counter: TokenCounter, variants: list[Variant], runs: int, warmup: int
 ) -> Measured | int:
     """Each variant `runs` times against the configured (or embedded demo) endpoint, after
     `warmup` discarded requests, every measured record saved; or an exit code."""
-    from tui.engine.store import Store, StoreError
+    from tui.engine.store.database import Store, StoreError
 
     store = None
     if config.log_every_request:
@@ -152,8 +131,8 @@ def _finish(
 
 
 def run_bench(args: argparse.Namespace, config: Config) -> int:
-    from tui.engine.request_builder import build_request
-    from tui.engine.tokens import get_counter
+    from tui.engine.chat.request_builder import build_request
+    from tui.engine.tokens.counter import get_counter
     from tui.wiring import request_settings
 
     # Unlike `ask`, stdin is never read: a script's open stdin must not stall a benchmark.
@@ -204,8 +183,8 @@ def run_bench(args: argparse.Namespace, config: Config) -> int:
 
 
 def run_sweep(args: argparse.Namespace, config: Config) -> int:
-    from tui.engine.request_builder import build_request
-    from tui.engine.tokens import get_counter
+    from tui.engine.chat.request_builder import build_request
+    from tui.engine.tokens.counter import get_counter
     from tui.wiring import request_settings
 
     lengths: list[int] = args.lengths
@@ -250,8 +229,8 @@ def run_sweep(args: argparse.Namespace, config: Config) -> int:
 
 
 def run_check(args: argparse.Namespace, config: Config) -> int:
-    from tui.engine.request_builder import build_request
-    from tui.engine.tokens import get_counter
+    from tui.engine.chat.request_builder import build_request
+    from tui.engine.tokens.counter import get_counter
     from tui.wiring import request_settings
 
     counter = get_counter(config.model)

@@ -1,20 +1,40 @@
 """What `bench`, `sweep` and `check` print: a table for people, one JSON object for scripts.
 
 Cells and error lines can hold server text (error bodies) and names from the history (models,
-titles): each is made inert (tui/engine/inert.py) before it is measured and aligned."""
+titles): each is made inert (tui/engine/text/inert.py) before it is measured and aligned."""
 
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 from tui.engine.bench import ClassVerdict, LineFit, VariantResult, fit_warning
-from tui.engine.buffering import buffered_message
-from tui.engine.inert import inert_line
-from tui.engine.metrics import Thresholds
+from tui.engine.metrics.buffering import buffered_message
+from tui.engine.metrics.record import Thresholds
+from tui.engine.text.inert import inert_line
 
-if TYPE_CHECKING:
-    from tui.commands.bench import Measured
+
+@dataclass(frozen=True)
+class Measured:
+    """What a run of bench, sweep or check measured, and where."""
+
+    results: list[VariantResult]
+    stopped: bool  # Ctrl-C ended it early
+    endpoint: str  # host:port
+    model: str
+    simulated: bool
+    warmup: int
+
+    def about(self) -> dict[str, Any]:
+        """The keys every JSON object of these commands shares."""
+        return {
+            "endpoint": self.endpoint,
+            "model": self.model,
+            "simulated": self.simulated,
+            "warmup": self.warmup,
+        }
+
 
 COLD = (
     "each request cold: a tag of its own opens its prompt, so the server's prefix cache cannot "

@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from tui.commands._common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, error
 from tui.commands.bench_output import count, duration, rate, table
-from tui.engine.inert import json_text
-from tui.engine.redact import redact_text
+from tui.engine.text.inert import json_text
+from tui.engine.text.redact import redact_text
 
 if TYPE_CHECKING:
-    from tui.engine.store import Store
+    from tui.engine.store.database import Store
 
 
 def _when(epoch: float) -> str:
@@ -105,8 +105,8 @@ def _masked(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
-    from tui.engine.export import otel_attributes
-    from tui.engine.store import Store, StoreError, record_from_dict
+    from tui.engine.metrics.otel import otel_attributes
+    from tui.engine.store.database import Store, StoreError, record_from_dict
     from tui.locations import history_db_path
 
     if args.otel and args.chats:

@@ -12,7 +12,7 @@ from tui.commands._common import EXIT_OK, EXIT_USAGE, UsageError, error, load_me
 
 if TYPE_CHECKING:
     from tui.config import Config
-    from tui.engine.store import Store
+    from tui.engine.store.database import Store
 
 
 def _chat_to_resume(
@@ -61,7 +61,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
 
         return open_endpoint(config)
 
-    from tui.engine.store import Store, StoreError
+    from tui.engine.store.database import Store, StoreError
 
     store = None
     history_problem = None

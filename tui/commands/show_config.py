@@ -26,10 +26,10 @@ from tui.config import (
 )
 from tui.config_examples import CONFIG_EXAMPLE_TOML, SETTINGS_EXAMPLE_JSON
 from tui.config_provider import looks_secret, shown_proxies
-from tui.engine import redact
-from tui.engine.inert import inert_line
-from tui.engine.metrics import RequestClass
-from tui.engine.redact import mask_url
+from tui.engine.metrics.record import RequestClass
+from tui.engine.text import redact
+from tui.engine.text.inert import inert_line
+from tui.engine.text.redact import mask_url
 
 
 def run(args: argparse.Namespace, flags: ConfigFlags) -> int:

@@ -14,7 +14,7 @@ from tui.demo.dialects import Dialect
 from tui.demo.prefix import cached_tokens
 from tui.demo.templates import render
 from tui.demo.tokenizer import ServerTokenizer
-from tui.engine.tokens import get_counter
+from tui.engine.tokens.counter import get_counter
 
 
 def count_prompt_tokens(model: str, messages: list[dict]) -> int:

@@ -25,12 +25,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from tui.engine.events import Finished
-from tui.engine.metrics import RequestRecord, RequestStatus, percentile
+from tui.engine.chat.events import Finished
+from tui.engine.metrics.record import RequestRecord, RequestStatus, percentile
 
 if TYPE_CHECKING:
-    from tui.engine.client import ChatClient, ChatRequest
-    from tui.engine.tokens import TokenCounter
+    from tui.engine.chat.client import ChatClient
+    from tui.engine.chat.request import ChatRequest
+    from tui.engine.tokens.counter import TokenCounter
 
 # The filler a sweep's prompts are made of: varied words, so no tokenizer packs it unusually.
 FILLER = (
@@ -100,7 +101,7 @@ class VariantResult:
 
     @property
     def buffered(self) -> int:
-        """How many runs arrived in one burst at the end (buffering.py)."""
+        """How many runs arrived in one burst at the end (metrics/buffering.py)."""
         return sum(1 for r in self.records if r.buffered)
 
     @property

@@ -51,8 +51,8 @@ if TYPE_CHECKING:
     from tui.app.preferences import Preferences, PromptHistory
     from tui.app.start_up import EngineLink
     from tui.config import Config
-    from tui.engine.metrics import RequestRecord
-    from tui.engine.tokens import TokenCounter
+    from tui.engine.metrics.record import RequestRecord
+    from tui.engine.tokens.counter import TokenCounter
 
 NARROW_WIDTH = 100  # below this many columns the side panel starts collapsed
 PREVIEW_DEBOUNCE_S = 0.15
@@ -400,7 +400,7 @@ class ChatScreen(RenderScreen):
     @work(thread=True, exclusive=True, group="counter")
     def _load_counter(self, model: str) -> None:
         """Another model may use another vocabulary, too slow to load on the UI thread."""
-        from tui.engine.tokens import get_counter
+        from tui.engine.tokens.counter import get_counter
 
         counter = get_counter(model).load()
         self.app.call_from_thread(self._use_counter, model, counter)

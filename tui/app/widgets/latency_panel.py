@@ -27,9 +27,9 @@ from tui.app.render import StoreSizeWithoutRelayout
 from tui.app.widgets.budget_gauge import BudgetFigures, BudgetGauge
 from tui.app.widgets.ttft_history import TtftHistory, TtftSample, cached_tokens_of, format_ms
 from tui.app.widgets.ttft_waterfall import TtftWaterfall, WaterfallFigures
-from tui.engine.anatomy import ttft_anatomy
-from tui.engine.metrics import RequestRecord, Thresholds
-from tui.engine.request_classes import ClassChoice
+from tui.engine.metrics.anatomy import ttft_anatomy
+from tui.engine.metrics.record import RequestRecord, Thresholds
+from tui.engine.metrics.request_classes import ClassChoice
 
 LEVEL_CLASSES = ("-ok", "-warn", "-error", "-idle")
 Method = TypeVar("Method", bound=Callable[..., None])

@@ -24,7 +24,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from tui.app.keymap import TOGGLE_REASONING_KEY as TOGGLE_KEY
-from tui.engine.inert import inert
+from tui.engine.text.inert import inert
 
 if TYPE_CHECKING:
     from tui.app.request_runner import RunState

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.widgets import Static
 
-from tui.engine.metrics import RequestRecord, RequestStatus, Thresholds, TtftLevel
+from tui.engine.metrics.record import RequestRecord, RequestStatus, Thresholds, TtftLevel
 
 HISTORY_LENGTH = 30
 BARS = "▁▂▃▄▅▆▇█"

@@ -13,7 +13,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from tui.app.render import keeps_height
-from tui.engine.anatomy import CLIENT, REMAINDER, SERVER, Anatomy
+from tui.engine.metrics.anatomy import CLIENT, REMAINDER, SERVER, Anatomy
 
 # Short names for the panel's width; the tooltip and F1 say what each part is.
 SHORT_NAMES = {

@@ -15,7 +15,7 @@ import zlib
 from collections.abc import Callable
 from typing import NamedTuple, Protocol
 
-from tui.engine.chunked_body import ChunkedBodyError, ChunkedDecoder
+from tui.engine.http.chunked import ChunkedBodyError, ChunkedDecoder
 from tui.engine.http.errors import CLOSED, BodyRefused, ConnectionFailed
 from tui.engine.http.response_head import (
     MAX_HEAD_BYTES,

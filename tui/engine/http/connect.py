@@ -34,7 +34,7 @@ perf_counter = time.perf_counter
 
 Stamps = list[tuple[str, float]]
 
-# Phase names, in the order they happen (see tui/engine/phases.py for all of them).
+# Phase names, in the order they happen (see tui/engine/metrics/phases.py for all of them).
 DNS_PHASE = "dns"
 CONNECT_PHASE = "connect"
 PROXY_TUNNEL_PHASE = "proxy_tunnel"
