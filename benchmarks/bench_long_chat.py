@@ -57,7 +57,7 @@ async def reply_cpu(base_url: str, turns: int) -> float:
     endpoint = Endpoint(base_url=base_url, api_key="demo", simulated=True)
     app = FirstTokenApp(config, endpoint, remember=False)
     async with app.run_test(size=(120, 40)):
-        await _until(lambda: app.engine.connected and app.chat_screen.preview is not None)
+        await _until(lambda: app.chat.engine.connected and app.chat_screen.preview is not None)
         await app.chat_screen.load_messages(conversation(turns))  # as F6, --messages or --resume do
         screen = app.screen
         await _until(lambda: not screen._layout_required and not screen._dirty_widgets)

@@ -10,6 +10,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from helpers.app import firsttoken_app
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.screen import Screen
@@ -52,7 +53,7 @@ def make_app(
     if overrides:
         config = dataclasses.replace(config, **overrides)
     endpoint = Endpoint(base_url=base_url, api_key="demo", simulated=True)
-    return FirstTokenApp(config, endpoint, store=store, remember=False, resume_chat=resume_chat)
+    return firsttoken_app(config, endpoint, store=store, resume_chat=resume_chat)
 
 
 async def wait_for(
@@ -71,7 +72,9 @@ async def wait_ready(pilot: Pilot[Any]) -> None:
     app = pilot.app
     assert isinstance(app, FirstTokenApp)
     await wait_for(
-        pilot, lambda: app.engine.connected and app.chat_screen.preview is not None, what="warm-up"
+        pilot,
+        lambda: app.chat.engine.connected and app.chat_screen.preview is not None,
+        what="warm-up",
     )
 
 
@@ -111,7 +114,7 @@ async def send_sample_and_wait(pilot: Pilot[Any], what: str = "the sample's repl
     app = pilot.app
     assert isinstance(app, FirstTokenApp)
     await pilot.press("f6")
-    await wait_for(pilot, app.session.awaiting_reply, what="the sample")
+    await wait_for(pilot, app.chat.state.awaiting_reply, what="the sample")
     before = app.chat_screen.last_record
     await pilot.press("enter")
     await wait_for(
@@ -123,13 +126,14 @@ async def send_sample_and_wait(pilot: Pilot[Any], what: str = "the sample's repl
 
 def describe(app: FirstTokenApp) -> str:
     """What a timed-out wait needs to say: where the request got stuck."""
-    runner = app.chat_screen.turn.runner
-    writer = runner.writer if runner is not None else None
+    turn = app.chat_screen.turn
+    runner = turn.current if turn is not None else None
+    writer = turn.writer if turn is not None else None
     prompt = getattr(app.query_one("#prompt"), "text", "")
     return (
         f"busy={app.chat_screen.busy} focused={app.focused!r} prompt={prompt!r} "
-        f"messages={len(app.session.messages)} state={runner.state if runner else None} "
-        f"writer_flushes={writer.flushes if writer else None} "
+        f"messages={len(app.chat.state.messages)} state={runner.state if runner else None} "
+        f"writer_writes={writer.writes if writer else None} "
         f"workers={[(w.group, w.state.name) for w in app.workers]}"
     )
 

@@ -16,6 +16,7 @@ from app_helpers import (
     wait_for,
     wait_ready,
 )
+from helpers.app import demo_endpoint, firsttoken_app
 from textual.widgets import Digits, Static
 
 from tui.app.collector import STREAMING_THRESHOLDS
@@ -41,7 +42,7 @@ async def test_type_send_stream_and_metrics_match_the_record(demo: DemoThread, t
         assert record.status == RequestStatus.OK
         reply = replies(app)[-1]
         assert reply.source.strip(), "streamed text is on screen"
-        assert app.session.messages[-1] == {"role": "assistant", "content": reply.source}
+        assert app.chat.state.messages[-1] == {"role": "assistant", "content": reply.source}
         assert record.output_tokens == 30
         # The panel shows the record's own figures.
         digits = app.query_one("#ttft", Digits)
@@ -64,17 +65,17 @@ async def test_switches_change_what_the_endpoint_receives(demo: DemoThread):
     async with app.run_test(size=(130, 40)) as pilot:
         await wait_ready(pilot)
         await pilot.press("f6")  # the bloated sample: far over the 6,000-token budget
-        await wait_for(pilot, lambda: len(app.session.messages) > 10, what="sample")
-        full = len(app.session.messages) + 1
-        assert app.session.trim_enabled
+        await wait_for(pilot, lambda: len(app.chat.state.messages) > 10, what="sample")
+        full = len(app.chat.state.messages) + 1
+        assert app.chat.state.trim_enabled
         await send_and_wait(pilot, "trimmed question")
         trimmed = demo.requests[-1]
         assert trimmed["message_count"] < full
         assert trimmed["stream"] is True
 
         await pilot.press("ctrl+t")  # trimming off
-        assert not app.session.trim_enabled
-        sent = len(app.session.messages) + 1
+        assert not app.chat.state.trim_enabled
+        sent = len(app.chat.state.messages) + 1
         await send_and_wait(pilot, "untrimmed question")
         untrimmed = demo.requests[-1]
         assert untrimmed["message_count"] == sent
@@ -97,8 +98,8 @@ async def test_escape_keeps_the_partial_reply_marked_cancelled(slow_demo: DemoTh
         await wait_for(
             pilot,
             lambda: (
-                app.chat_screen.turn.runner is not None
-                and app.chat_screen.turn.runner.state.tokens >= 5
+                app.chat_screen.turn.current is not None
+                and app.chat_screen.turn.current.state.tokens >= 5
             ),
             timeout=30,
             what="the first tokens",
@@ -118,7 +119,7 @@ async def test_escape_keeps_the_partial_reply_marked_cancelled(slow_demo: DemoTh
         assert reply.has_class("-cancelled")
         assert "cancelled" in reply.border_subtitle
         assert reply.source.strip()
-        assert app.session.messages[-1]["role"] == "assistant"
+        assert app.chat.state.messages[-1]["role"] == "assistant"
         assert len(reply.source.split()) < 3000
         assert gc.get_threshold() == thresholds_before  # back once the reply is done
 
@@ -266,7 +267,7 @@ async def test_help_model_picker_and_system_prompt(demo: DemoThread):
         assert isinstance(app.screen, ModelPicker)
         app.screen.dismiss("another-model")
         await pilot.pause()
-        assert app.session.model == "another-model"
+        assert app.chat.state.model == "another-model"
         await send_and_wait(pilot, "which model?")
         assert demo.requests[-1]["model"] == "another-model"
 
@@ -275,7 +276,9 @@ async def test_help_model_picker_and_system_prompt(demo: DemoThread):
         app.screen.dismiss("You are terse.")
         await wait_for(
             pilot,
-            lambda: app.session.messages[:1] == [{"role": "system", "content": "You are terse."}],
+            lambda: (
+                app.chat.state.messages[:1] == [{"role": "system", "content": "You are terse."}]
+            ),
             what="the system prompt",
         )
         await send_and_wait(pilot, "hi")
@@ -294,17 +297,17 @@ async def test_retry_and_new_chat(demo: DemoThread):
             pilot, lambda: app.chat_screen.last_record is not before and not app.chat_screen.busy
         )
         assert len(demo.requests) == count + 1
-        assert [m["role"] for m in app.session.messages] == ["user", "assistant"]
+        assert [m["role"] for m in app.chat.state.messages] == ["user", "assistant"]
         assert len(replies(app)) == 1
         await pilot.press("ctrl+n")
         await pilot.pause()
-        assert app.session.messages == []
+        assert app.chat.state.messages == []
         assert not replies(app)
 
 
 async def test_opens_with_a_messages_file_conversation(demo: DemoThread):
     app = make_app(demo.base_url)
-    app.session.messages = [
+    app.chat.state.messages = [
         {"role": "system", "content": "Be brief."},
         {"role": "user", "content": "Earlier question"},
         {"role": "assistant", "content": "Earlier answer"},
@@ -331,16 +334,16 @@ async def test_waiting_counter_changes_colour_and_esc_cancels_before_any_token(
     )
     async with app.run_test(size=(130, 40)) as pilot:
         # /models hangs too
-        await wait_for(pilot, lambda: app.engine.client is not None, what="the engine")
+        await wait_for(pilot, lambda: app.chat.engine.client is not None, what="the engine")
         await send(pilot, "anyone?")
         turn = app.chat_screen.turn
         await wait_for(
             pilot,
-            lambda: turn.runner is not None and turn.runner.state.started_at is not None,
+            lambda: turn.current is not None and turn.current.state.started_at is not None,
             what="the request under way",
         )
         clock = FrozenClock(monkeypatch)
-        started = turn.runner.state.started_at
+        started = turn.current.state.started_at
         digits = app.query_one("#ttft", Digits)
         clock.set(started + 0.2)  # past ttft_warn_ms, within the class target
         await wait_for(pilot, lambda: "short_qa ≤ 500 ms" in _text(app, "#ttft-note"))
@@ -357,7 +360,7 @@ async def test_waiting_counter_changes_colour_and_esc_cancels_before_any_token(
         assert app.chat_screen.last_record.status == RequestStatus.CANCELLED
         reply = replies(app)[-1]
         assert reply.has_class("-cancelled")
-        assert [m["role"] for m in app.session.messages] == ["user"]
+        assert [m["role"] for m in app.chat.state.messages] == ["user"]
 
 
 async def test_copy_last_reply_and_its_code_block(demo: DemoThread):
@@ -365,7 +368,7 @@ async def test_copy_last_reply_and_its_code_block(demo: DemoThread):
     async with app.run_test(size=(130, 40)) as pilot:
         await wait_ready(pilot)
         await send_and_wait(pilot, "some code please, reply 90 tokens")
-        reply = app.session.messages[-1]["content"]
+        reply = app.chat.state.messages[-1]["content"]
         await pilot.press("f7")
         assert app.clipboard == reply
         assert "```" in reply, "the demo reply carries a code fence at this length"
@@ -378,14 +381,13 @@ async def test_theme_choice_is_remembered_and_a_broken_theme_file_is_reported(
     demo: DemoThread, isolated_home: Path
 ):
     from tui import locations
-    from tui.app.app import FirstTokenApp
     from tui.app.preferences import Preferences
 
     themes = locations.user_themes_dir()
     themes.mkdir(parents=True)
     (themes / "broken.toml").write_text("name = 'broken'\nprimary = 'not a colour'\n")
     base = make_app(demo.base_url)
-    app = FirstTokenApp(base.config, base.engine.endpoint, remember=True)
+    app = firsttoken_app(base.config, demo_endpoint(demo), remember=True)
     async with app.run_test(size=(130, 40)) as pilot:
         await pilot.pause(0.2)
         messages = [n.message for n in app._notifications]
@@ -396,11 +398,10 @@ async def test_theme_choice_is_remembered_and_a_broken_theme_file_is_reported(
 
 
 async def test_sent_prompts_reach_the_history_file(demo: DemoThread, isolated_home: Path):
-    from tui.app.app import FirstTokenApp
     from tui.app.preferences import PromptHistory
 
     base = make_app(demo.base_url)
-    app = FirstTokenApp(base.config, base.engine.endpoint, remember=True)
+    app = firsttoken_app(base.config, demo_endpoint(demo), remember=True)
     async with app.run_test(size=(130, 40)) as pilot:
         await wait_ready(pilot)
         await send_and_wait(pilot, "kept, reply 5 tokens")
@@ -430,7 +431,7 @@ async def test_faults_show_the_engine_hint_and_keep_partial_text(
         stall_timeout_ms=600,  # a longer gap than chunk_timeout_ms is a pause; this one, a stall
     )
     async with app.run_test(size=(130, 40)) as pilot:
-        await wait_for(pilot, lambda: app.engine.client is not None, what="the engine")
+        await wait_for(pilot, lambda: app.chat.engine.client is not None, what="the engine")
         record = await send_and_wait(pilot, "hello, reply 40 tokens")
         assert record.status == status
         error = app.query(ErrorMessage).last()
@@ -449,8 +450,8 @@ async def test_sample_sent_as_is_with_trimming_off_then_on(demo: DemoThread):
     async with app.run_test(size=(130, 40)) as pilot:
         await wait_ready(pilot)
         await pilot.press("f6")
-        await wait_for(pilot, lambda: app.session.awaiting_reply(), what="sample loaded")
-        sample_size = len(app.session.messages)
+        await wait_for(pilot, lambda: app.chat.state.awaiting_reply(), what="sample loaded")
+        sample_size = len(app.chat.state.messages)
         await pilot.press("ctrl+t")  # trimming off
         app.query_one("#prompt").focus()
         await pilot.press("enter")  # an empty Enter sends the loaded conversation as it is

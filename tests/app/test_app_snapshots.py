@@ -26,7 +26,6 @@ from app_helpers import (
 import tui.app.reply_turn
 import tui.app.screens.chat_screen
 from tui.app.app import FirstTokenApp
-from tui.app.request_runner import RequestRunner
 from tui.app.widgets.budget_gauge import BudgetFigures
 from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.latency_panel import LatencyPanel
@@ -35,6 +34,7 @@ from tui.app.widgets.ttft_history import TtftSample
 from tui.demo import DemoThread, start_demo_in_thread
 from tui.demo.latency_model import latency_model
 from tui.engine.metrics.record import RequestRecord, Thresholds
+from tui.session.turn import Turn
 
 SIZE = (130, 40)
 
@@ -56,14 +56,14 @@ def warm_imports() -> None:
 def fixed_figures(monkeypatch: pytest.MonkeyPatch) -> None:
     """Fixed figures where the app takes them in: the runner's outcome, the live figures
     the panel's tick computes, the endpoint's host."""
-    run = RequestRunner.run
+    outcome = Turn.outcome
     live_figures = tui.app.reply_turn.live_figures
 
-    async def fixed_run(runner: RequestRunner, ready: Any = None) -> Any:
-        finished = await run(runner, ready)
+    async def fixed_outcome(turn: Turn) -> Any:
+        finished = await outcome(turn)
         return dataclasses.replace(finished, record=fixed_record(finished.record))
 
-    monkeypatch.setattr(RequestRunner, "run", fixed_run)
+    monkeypatch.setattr(Turn, "outcome", fixed_outcome)
     monkeypatch.setattr(
         tui.app.reply_turn, "live_figures", lambda *args: fixed_live(live_figures(*args))
     )
@@ -109,9 +109,9 @@ def test_reply_streaming(snap_compare, demo: DemoThread):
         await wait_for(
             pilot,
             lambda: (
-                app.chat_screen.turn.runner is not None
-                and app.chat_screen.turn.runner.state.tokens >= 5
-                and not app.chat_screen.turn.runner.writer._pending
+                app.chat_screen.turn.current is not None
+                and app.chat_screen.turn.current.state.tokens >= 5
+                and not app.chat_screen.turn.writer._pending
                 and "reply (" in replies(app)[-1].source
             ),
             what="five tokens on screen",

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tui.app.chat_history import ChatHistory, SavedChat
-from tui.app.chat_session import ChatSession
 from tui.config import ConfigFlags, load_config
 from tui.engine.metrics.record import RequestRecord
 from tui.engine.store.database import Store
+from tui.session.chat_state import ChatState
+from tui.session.history import ChatHistory, SavedChat
 
 
-def _session() -> ChatSession:
-    return ChatSession.from_config(load_config(ConfigFlags(), env={}))
+def _session() -> ChatState:
+    return ChatState.from_config(load_config(ConfigFlags(), env={}))
 
 
 def test_the_chat_is_created_at_the_first_send_with_what_came_before(tmp_path: Path) -> None:

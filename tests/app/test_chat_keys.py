@@ -67,7 +67,7 @@ async def test_saving_the_system_prompt_keeps_the_replies_model_and_figures(
         await send_and_wait(pilot, "second, reply 6 tokens")
         before = annotations(app)
         assert len(before) == 2
-        assert all("TTFT" in figures and app.session.model in title for title, figures in before)
+        assert all("TTFT" in figures and app.chat.state.model in title for title, figures in before)
         await pilot.press("f9")
         assert isinstance(app.screen, SystemPromptScreen)
         await pilot.press(*"be brief", "f9")
@@ -75,7 +75,7 @@ async def test_saving_the_system_prompt_keeps_the_replies_model_and_figures(
             pilot,
             lambda: (
                 isinstance(app.screen, ChatScreen)
-                and app.session.system_prompt == "be brief"
+                and app.chat.state.system_prompt == "be brief"
                 and len(replies(app)) == 2
             ),
             what="the chat shown again with its system prompt",
@@ -86,7 +86,7 @@ async def test_saving_the_system_prompt_keeps_the_replies_model_and_figures(
         await pilot.press("f9", "ctrl+a", "ctrl+k", "f9")
         await wait_for(
             pilot,
-            lambda: app.session.system_prompt is None and len(replies(app)) == 2,
+            lambda: app.chat.state.system_prompt is None and len(replies(app)) == 2,
             what="the system prompt cleared",
         )
         await pilot.pause(0.05)
@@ -101,10 +101,10 @@ async def test_ctrl_n_after_the_sample_starts_clean_and_says_so(
         await wait_ready(pilot)
         said = notes_of(app, monkeypatch)
         await pilot.press("f6")
-        await wait_for(pilot, app.session.awaiting_reply, what="the sample")
-        assert app.session.system_prompt
+        await wait_for(pilot, app.chat.state.awaiting_reply, what="the sample")
+        assert app.chat.state.system_prompt
         await pilot.press("ctrl+n")
-        await wait_for(pilot, lambda: not app.session.messages, what="the new chat")
+        await wait_for(pilot, lambda: not app.chat.state.messages, what="the new chat")
         assert "started clean" in said[-1]
         assert "sample's system prompt is not kept" in said[-1]
 
@@ -117,16 +117,16 @@ async def test_ctrl_n_keeps_the_users_system_prompt_and_says_so(
         await wait_ready(pilot)
         said = notes_of(app, monkeypatch)
         await pilot.press("f9", *"be brief", "f9")
-        await wait_for(pilot, lambda: app.session.system_prompt == "be brief", what="it set")
+        await wait_for(pilot, lambda: app.chat.state.system_prompt == "be brief", what="it set")
         await send_and_wait(pilot, "hello, reply 5 tokens")
         await pilot.press("ctrl+n")
-        await wait_for(pilot, lambda: len(app.session.messages) == 1, what="the new chat")
-        assert app.session.messages == [{"role": "system", "content": "be brief"}]
+        await wait_for(pilot, lambda: len(app.chat.state.messages) == 1, what="the new chat")
+        assert app.chat.state.messages == [{"role": "system", "content": "be brief"}]
         assert "system prompt is kept" in said[-1]
         assert "tokens)" in said[-1] and "f9" in said[-1]
         # With no system prompt, a new chat is just that.
         await pilot.press("f9", "ctrl+a", "ctrl+k", "f9")
-        await wait_for(pilot, lambda: app.session.system_prompt is None, what="it cleared")
+        await wait_for(pilot, lambda: app.chat.state.system_prompt is None, what="it cleared")
         await pilot.press("ctrl+n")
         await wait_for(pilot, lambda: said[-1] == "new chat", what="the plain notice")
-        assert app.session.messages == []
+        assert app.chat.state.messages == []

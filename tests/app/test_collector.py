@@ -49,7 +49,7 @@ async def test_the_app_turns_collection_back_on_after_its_warm_up(demo) -> None:
     gc.disable()
     try:
         async with app.run_test(size=(100, 30)) as pilot:
-            await wait_for(pilot, lambda: app.engine.connected, what="the warm-up")
+            await wait_for(pilot, lambda: app.chat.engine.connected, what="the warm-up")
             await wait_for(pilot, gc.isenabled, timeout=5, what="the collector back on")
     finally:
         gc.enable()

@@ -20,6 +20,6 @@ async def test_the_demos_replies_end_at_a_sentence(demo: DemoThread, model: str)
         for prompt in ("What is TTFT?", "hi"):
             record = await send_and_wait(pilot, prompt)
             assert record.status == RequestStatus.OK
-            assert app.session.messages[-1]["content"].rstrip().endswith(SENTENCE_ENDS)
+            assert app.chat.state.messages[-1]["content"].rstrip().endswith(SENTENCE_ENDS)
         await send_sample_and_wait(pilot)
-        assert app.session.messages[-1]["content"].rstrip().endswith(SENTENCE_ENDS)
+        assert app.chat.state.messages[-1]["content"].rstrip().endswith(SENTENCE_ENDS)

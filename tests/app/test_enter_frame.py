@@ -107,8 +107,8 @@ async def test_a_reply_opening_with_markup_releases_enter_frame_before_its_first
     release = EnterFrameHold.release
 
     def noted_release(hold: EnterFrameHold) -> None:
-        if hold.held and app.chat_screen.turn.runner is not None:
-            released_after_writes.append(app.chat_screen.turn.runner.writer.flushes)
+        if hold.held and app.chat_screen.turn.current is not None:
+            released_after_writes.append(app.chat_screen.turn.writer.writes)
         release(hold)
 
     monkeypatch.setattr(EnterFrameHold, "release", noted_release)
@@ -121,8 +121,8 @@ async def test_a_reply_opening_with_markup_releases_enter_frame_before_its_first
             await wait_for(pilot, lambda: bool(released_after_writes), timeout=2, what="release")
             assert released_after_writes == [0], "released before the first write"
             assert (
-                app.chat_screen.turn.runner is not None
-                and app.chat_screen.turn.runner.state.first_token_at is not None
+                app.chat_screen.turn.current is not None
+                and app.chat_screen.turn.current.state.first_token_at is not None
             )
             await wait_for(pilot, lambda: not app.chat_screen.busy, timeout=15, what="the reply")
     finally:

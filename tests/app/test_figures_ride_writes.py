@@ -45,17 +45,17 @@ async def test_streaming_figures_share_the_frames_of_the_writes_until_the_stream
         await wait_for(
             pilot,
             lambda: (
-                turn.runner is not None
-                and turn.runner.state.tokens == 5
-                and turn.runner.writer.flushes > 0
-                and not turn.runner.writer._pending
+                turn.current is not None
+                and turn.current.state.tokens == 5
+                and turn.writer.writes > 0
+                and not turn.writer._pending
                 and settled(app)
             ),
             what="the first five tokens on screen",
         )
         clock = FrozenClock(monkeypatch)
-        writer = turn.runner.writer
-        terminal.note = lambda: writer.flushes  # the writes so far, as each frame is painted
+        writer = turn.writer
+        terminal.note = lambda: writer.writes  # the writes so far, as each frame is painted
         panel = app.query_one(LatencyPanel).region
 
         # Writes are flowing (the last one "just now"): the ticks leave the figures to the
@@ -68,10 +68,10 @@ async def test_streaming_figures_share_the_frames_of_the_writes_until_the_stream
 
         # The next write carries them, in its own frame.
         clock.advance(0.1)  # the figures differ from those on screen
-        before, written = terminal.frames, writer.flushes
+        before, written = terminal.frames, writer.writes
         writer.feed(" and more words")
         await wait_for(
-            pilot, lambda: writer.flushes > written and settled(app), what="the write on screen"
+            pilot, lambda: writer.writes > written and settled(app), what="the write on screen"
         )
         shown = panel_frames(terminal, before, panel)
         assert shown, "the figures were not shown with the write"
@@ -81,7 +81,7 @@ async def test_streaming_figures_share_the_frames_of_the_writes_until_the_stream
         # No write for longer than WRITES_CARRY_FIGURES_S: the stream stalls, and the tick
         # shows the figures in a frame of its own, with no write.
         clock.advance(WRITES_CARRY_FIGURES_S + 0.1)
-        before, written = terminal.frames, writer.flushes
+        before, written = terminal.frames, writer.writes
         for _ in range(STREAMING_TICK_EVERY):
             turn.tick()
         await wait_for(pilot, lambda: settled(app), what="the stalled figures on screen")

@@ -32,8 +32,8 @@ async def _streaming(pilot, app, text: str) -> None:
     await wait_for(
         pilot,
         lambda: (
-            app.chat_screen.turn.runner is not None
-            and app.chat_screen.turn.runner.state.tokens >= 5
+            app.chat_screen.turn.current is not None
+            and app.chat_screen.turn.current.state.tokens >= 5
         ),
         timeout=30,
         what="the first tokens",
@@ -66,12 +66,12 @@ async def test_a_new_chat_mid_reply_files_the_reply_under_the_old_chat(
     async with app.run_test(size=(130, 40)) as pilot:
         await wait_ready(pilot)
         await _streaming(pilot, app, "reply 3000 tokens")
-        old_chat = app.session.chat_id
+        old_chat = app.chat.state.chat_id
         await pilot.press("ctrl+n")
         await wait_for(
             pilot, lambda: not app.chat_screen.busy, timeout=30, what="the cancelled end"
         )
-        assert app.session.messages == []
+        assert app.chat.state.messages == []
         # The old reply's last write lands on a removed widget: it must not show an
         # "unexpected NoScreen" error in the new chat, nor lose the record.
         assert not app.query(ErrorMessage)
@@ -94,10 +94,10 @@ async def test_retry_and_system_prompt_leave_the_stored_chat_as_shown(
             lambda: app.chat_screen.last_record is not first and not app.chat_screen.busy,
             what="the retried reply",
         )
-        chat_id = app.session.chat_id
+        chat_id = app.chat.state.chat_id
         assert chat_id is not None
-        assert store.messages(chat_id) == app.session.messages
-        assert [m["role"] for m in app.session.messages] == ["user", "assistant"]
+        assert store.messages(chat_id) == app.chat.state.messages
+        assert [m["role"] for m in app.chat.state.messages] == ["user", "assistant"]
         # Both replies' records are kept, the replaced one included.
         assert len(store.records(chat_id=chat_id)) == 2
 
@@ -105,10 +105,10 @@ async def test_retry_and_system_prompt_leave_the_stored_chat_as_shown(
         await pilot.press(*"be brief")
         await pilot.press("ctrl+s")
         await wait_for(
-            pilot, lambda: app.session.system_prompt == "be brief", what="the system prompt"
+            pilot, lambda: app.chat.state.system_prompt == "be brief", what="the system prompt"
         )
         await pilot.pause(0.05)
-        assert store.messages(chat_id) == app.session.messages
+        assert store.messages(chat_id) == app.chat.state.messages
         assert store.messages(chat_id)[0] == {"role": "system", "content": "be brief"}
 
 
@@ -119,9 +119,9 @@ async def test_a_loaded_conversation_sent_as_it_stands_becomes_a_chat(
     async with app.run_test(size=(130, 40)) as pilot:
         await wait_ready(pilot)
         await send_sample_and_wait(pilot, what="the reply")
-        chat_id = app.session.chat_id
+        chat_id = app.chat.state.chat_id
         assert chat_id is not None
-        assert store.messages(chat_id) == app.session.messages
+        assert store.messages(chat_id) == app.chat.state.messages
         assert store.records()[0]["chat_id"] == chat_id
         assert store.chats()[0]["title"].startswith("Given all that")
 
@@ -142,7 +142,7 @@ async def test_ctrl_g_opens_a_saved_chat_and_carries_on_in_it(
         first = await send_and_wait(pilot, "the first chat, reply 10 tokens")
         await pilot.press("ctrl+n")
         await send_and_wait(pilot, "the second chat, reply 10 tokens")
-        second_chat = app.session.chat_id
+        second_chat = app.chat.state.chat_id
         await pilot.press("ctrl+g")
         await wait_for(
             pilot,
@@ -151,10 +151,10 @@ async def test_ctrl_g_opens_a_saved_chat_and_carries_on_in_it(
         )
         await pilot.press(*"first", "enter")
         await wait_for(
-            pilot, lambda: app.session.chat_id not in (None, second_chat), what="the first chat"
+            pilot, lambda: app.chat.state.chat_id not in (None, second_chat), what="the first chat"
         )
-        first_chat = app.session.chat_id
-        assert app.session.messages[0]["content"] == "the first chat, reply 10 tokens"
+        first_chat = app.chat.state.chat_id
+        assert app.chat.state.messages[0]["content"] == "the first chat, reply 10 tokens"
         # Its reply shows its model and figures again, as when it arrived.
         reply = app.query_one(ChatLog).replies()[-1]
         assert reply.border_title == f"assistant · {first.model}"
@@ -165,8 +165,8 @@ async def test_ctrl_g_opens_a_saved_chat_and_carries_on_in_it(
         shown = app.query_one("#panel").query_one("TtftHistory")
         assert len(shown.samples) == 1  # the TTFT history is the opened chat's
         await send_and_wait(pilot, "and one more, reply 5 tokens")
-        assert store.messages(first_chat) == app.session.messages
-        assert len(app.session.messages) == 4
+        assert store.messages(first_chat) == app.chat.state.messages
+        assert len(app.chat.state.messages) == 4
         assert [c["message_count"] for c in store.chats()] == [2, 4]
 
 
@@ -175,8 +175,8 @@ async def test_resume_opens_the_chat_after_the_first_frame(demo: DemoThread, sto
     app = make_app(demo.base_url, store=store, resume_chat=chat_id)
     async with app.run_test(size=(130, 40)) as pilot:
         await wait_ready(pilot)
-        await wait_for(pilot, lambda: app.session.chat_id == chat_id, what="the resumed chat")
-        assert app.session.messages[-1]["content"] == "time to first token"
+        await wait_for(pilot, lambda: app.chat.state.chat_id == chat_id, what="the resumed chat")
+        assert app.chat.state.messages[-1]["content"] == "time to first token"
         await send_and_wait(pilot, "thanks, reply 5 tokens")
         assert len(store.messages(chat_id)) == 4
 
@@ -193,8 +193,8 @@ async def test_chats_opened_in_quick_succession_show_only_the_last(
         await wait_ready(pilot)
         await asyncio.gather(app.chat_screen.open_chat(first), app.chat_screen.open_chat(second))
         await pilot.pause()
-        assert app.session.chat_id == second
-        assert app.session.messages == store.messages(second)
+        assert app.chat.state.chat_id == second
+        assert app.chat.state.messages == store.messages(second)
         chat = app.query_one(ChatLog)
         assert [view.message_index for view in chat.message_views()] == [0, 1]
         assert [reply.source for reply in chat.replies()] == ["another answer"]
@@ -225,5 +225,5 @@ async def test_enter_while_a_chat_goes_on_screen_sends_after_it(
         )
         assert [view.message_index for view in chat.message_views()] == [0, 1, 2, 3]
         assert chat.replies()[0].source == "its answer"
-        assert store.messages(chat_id) == app.session.messages
-        assert len(app.session.messages) == 4
+        assert store.messages(chat_id) == app.chat.state.messages
+        assert len(app.chat.state.messages) == 4

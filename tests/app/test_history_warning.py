@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from app_helpers import send_and_wait, wait_for, wait_ready
+from helpers.app import firsttoken_app
 
 from tui.app.app import FirstTokenApp
 from tui.app.widgets.history_warning import HEADLINE, HistoryWarning
@@ -22,7 +23,7 @@ def _app(base_url: str, store: Store | None, problem: str | None = None) -> Firs
     """The app as `firsttoken` builds it: the store, or why there is none."""
     config = load_config(ConfigFlags(base_url=base_url), env={})
     endpoint = Endpoint(base_url=base_url, api_key="demo", simulated=True)
-    return FirstTokenApp(config, endpoint, store=store, remember=False, history_problem=problem)
+    return firsttoken_app(config, endpoint, store=store, history_problem=problem)
 
 
 def _opened() -> tuple[Store | None, str | None]:

@@ -78,11 +78,11 @@ async def test_key_bursts_leave_screen_session_and_store_in_step(
             app.query_one(PromptInput).clear_prompt()  # what the burst left half typed
             # The app still works, and what it shows, holds and stored agree.
             await send_and_wait(pilot, "after the burst, reply 5 tokens")
-            messages = app.session.messages
+            messages = app.chat.state.messages
             assert messages[-2]["content"] == "after the burst, reply 5 tokens"
             chat = app.query_one(ChatLog)
             shown = [view.message_index for view in chat.message_views()]
             # The latest messages, in order, each once (earlier ones may be left unbuilt).
             assert shown == list(range(len(messages) - len(shown), len(messages)))
-            assert app.session.chat_id is not None
-            assert store.messages(app.session.chat_id) == messages
+            assert app.chat.state.chat_id is not None
+            assert store.messages(app.chat.state.chat_id) == messages

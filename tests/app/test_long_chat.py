@@ -49,7 +49,7 @@ async def test_a_long_conversation_builds_only_its_latest_blocks(demo: DemoThrea
         assert laid_out(chat) == list(range(100 - VISIBLE_MESSAGES, 100))
         assert len(chat.shown_views()) == VISIBLE_MESSAGES  # the rest are not even built
         assert f"{100 - VISIBLE_MESSAGES} earlier messages" in row_text(chat)
-        assert len(app.session.messages) == 100  # all of it is still the conversation
+        assert len(app.chat.state.messages) == 100  # all of it is still the conversation
 
 
 async def test_scrolling_to_the_top_shows_more_and_keeps_the_place(demo: DemoThread) -> None:
@@ -194,6 +194,6 @@ async def test_a_reveal_while_another_chat_opens_shows_none_of_the_old_chat(
         await opening
         await wait_for(pilot, lambda: chat.is_vertical_scroll_end, what="the new chat's end")
         assert laid_out(chat) == list(range(120 - VISIBLE_MESSAGES, 120))
-        assert [m["content"] for m in app.session.messages] == [
+        assert [m["content"] for m in app.chat.state.messages] == [
             m["content"] for m in conversation(60)
         ]

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from app_helpers import make_app, replies, send_and_wait, wait_for, wait_ready
+from helpers.app import firsttoken_app
 from test_chat_keys import notes_of
 
 from tui.app.app import FirstTokenApp
@@ -40,7 +41,7 @@ def remembering_app(base_url: str, **options: Any) -> FirstTokenApp:
     """The app against `base_url` that remembers its preferences (in the test's home)."""
     config = load_config(ConfigFlags(base_url=base_url), env={})
     endpoint = Endpoint(base_url=base_url, api_key="demo", simulated=True)
-    return FirstTokenApp(config, endpoint, remember=True, **options)
+    return firsttoken_app(config, endpoint, remember=True, **options)
 
 
 async def settled(pilot: Any) -> None:
@@ -70,17 +71,17 @@ async def test_a_picked_model_is_remembered_for_its_endpoint_only(
     first = remembering_app(demo.base_url)
     async with first.run_test(size=(120, 36)) as pilot:
         await settled(pilot)
-        assert first.session.model == configured
+        assert first.chat.state.model == configured
         await pilot.press("f2")
         assert isinstance(first.screen, ModelPicker)
         first.screen.dismiss(PICKED)
-        await wait_for(pilot, lambda: first.session.model == PICKED, what="the pick")
+        await wait_for(pilot, lambda: first.chat.state.model == PICKED, what="the pick")
     assert Preferences.load().models == {demo.base_url.rstrip("/"): PICKED}
 
     elsewhere = remembering_app(other_demo.base_url)
     async with elsewhere.run_test(size=(120, 36)) as pilot:
         await settled(pilot)
-        assert elsewhere.session.model == configured
+        assert elsewhere.chat.state.model == configured
         assert elsewhere.sub_title.removeprefix("simulated · ").startswith(configured)
         await send_and_wait(pilot, "which model, reply 5 tokens")
         assert other_demo.requests[-1]["model"] == configured
@@ -88,7 +89,7 @@ async def test_a_picked_model_is_remembered_for_its_endpoint_only(
     again = remembering_app(demo.base_url)
     async with again.run_test(size=(120, 36)) as pilot:
         await settled(pilot)
-        assert again.session.model == PICKED
+        assert again.chat.state.model == PICKED
         await send_and_wait(pilot, "which model, reply 5 tokens")
         assert demo.requests[-1]["model"] == PICKED
 
@@ -103,7 +104,7 @@ async def test_a_remembered_model_the_endpoint_does_not_list_is_not_used_silentl
     async with app.run_test(size=(120, 36)) as pilot:
         await settled(pilot)
         configured = app.config.model
-        assert app.session.model == configured
+        assert app.chat.state.model == configured
         assert any("demo-cpu-small" in note and "not among the models" in note for note in said)
         assert Preferences.load().model_for(key) is None
         await send_and_wait(pilot, "which model, reply 5 tokens")
@@ -118,17 +119,17 @@ async def test_a_reopened_chat_goes_on_with_its_own_model(
         async with made.run_test(size=(120, 36)) as pilot:
             await wait_ready(pilot)
             await send_and_wait(pilot, "hello, reply 5 tokens")
-            chat_id = made.session.chat_id
+            chat_id = made.chat.state.chat_id
             await send_and_wait(pilot, "a model of this endpoint only, reply 5 tokens")
-            assert made.session.model == PICKED
+            assert made.chat.state.model == PICKED
         assert chat_id is not None
 
         resumed = make_app(demo.base_url, store=store, resume_chat=chat_id)
-        assert resumed.session.model != PICKED  # the configured model, until the chat opens
+        assert resumed.chat.state.model != PICKED  # the configured model, until the chat opens
         async with resumed.run_test(size=(120, 36)) as pilot:
             await settled(pilot)
             await wait_for(pilot, lambda: len(replies(resumed)) == 2, what="the chat reopened")
-            assert resumed.session.model == PICKED
+            assert resumed.chat.state.model == PICKED
             assert resumed.sub_title.removeprefix("simulated · ").startswith(PICKED)
             await send_and_wait(pilot, "and now, reply 5 tokens")
             assert demo.requests[-1]["model"] == PICKED
@@ -139,7 +140,7 @@ async def test_a_reopened_chat_goes_on_with_its_own_model(
         async with with_custom.run_test(size=(120, 36)) as pilot:
             await wait_ready(pilot)
             await send_and_wait(pilot, "a name only this chat uses, reply 5 tokens")
-            custom_chat = with_custom.session.chat_id
+            custom_chat = with_custom.chat.state.chat_id
         assert custom_chat is not None
         elsewhere = make_app(other_demo.base_url, store=store, resume_chat=custom_chat)
         said = notes_of(elsewhere, monkeypatch)
@@ -151,5 +152,5 @@ async def test_a_reopened_chat_goes_on_with_its_own_model(
                 lambda: any("my-own-name" in note for note in said),
                 what="the notice",
             )
-            assert elsewhere.session.model == elsewhere.config.model
+            assert elsewhere.chat.state.model == elsewhere.config.model
             assert any("this chat's model" in note for note in said)

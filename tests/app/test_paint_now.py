@@ -15,7 +15,7 @@ from tui.app.widgets.reply_writer import ReplyWriter
 async def test_the_writer_paints_its_first_and_last_writes_at_once(monkeypatch: Any) -> None:
     painted_after: list[int] = []
     monkeypatch.setattr(
-        "tui.app.widgets.reply_writer.paint_now", lambda app: painted_after.append(writer.flushes)
+        "tui.app.widgets.reply_writer.paint_now", lambda app: painted_after.append(writer.writes)
     )
     app = WidgetsInApp(AssistantMessage(0, "", model="demo"))
     async with app.run_test(size=(80, 24)) as pilot:
@@ -26,11 +26,11 @@ async def test_the_writer_paints_its_first_and_last_writes_at_once(monkeypatch: 
         # Each write awaited before the next is fed: six writes, however loaded the machine.
         for n, words in enumerate(["First words.", *(f" and {n} more" for n in range(4))]):
             writer.feed(words)
-            await wait_for(pilot, lambda n=n: writer.flushes == n + 1, what=f"write {n + 1}")
+            await wait_for(pilot, lambda n=n: writer.writes == n + 1, what=f"write {n + 1}")
         writer.feed(" and the last words.")
         writer.end()
         await writer.finish(None)
-    assert writer.flushes == 6
+    assert writer.writes == 6
     assert painted_after == [1, 6]  # the first write and the last, no other
 
 
@@ -39,7 +39,7 @@ async def test_a_stream_ending_during_its_last_write_paints_that_write_once(
 ) -> None:
     painted_after: list[int] = []
     monkeypatch.setattr(
-        "tui.app.widgets.reply_writer.paint_now", lambda app: painted_after.append(writer.flushes)
+        "tui.app.widgets.reply_writer.paint_now", lambda app: painted_after.append(writer.writes)
     )
     app = WidgetsInApp(AssistantMessage(0, "", model="demo"))
     async with app.run_test(size=(80, 24)) as pilot:
@@ -47,14 +47,14 @@ async def test_a_stream_ending_during_its_last_write_paints_that_write_once(
         writer = ReplyWriter(app.query_one(AssistantMessage).markdown)
         writer.start()
         writer.feed("First words.")
-        await wait_for(pilot, lambda: writer.flushes == 1, what="the first write")
+        await wait_for(pilot, lambda: writer.writes == 1, what="the first write")
         writer.feed(" and the last ones.")
         # The second write has begun (its append may still be under way) when the stream ends,
         # with nothing after it: whichever way the append and the end fall, one paint follows.
-        await wait_for(pilot, lambda: writer.flushes == 2, what="the second write")
+        await wait_for(pilot, lambda: writer.writes == 2, what="the second write")
         writer.end()
         await writer.finish(None)
-    assert writer.flushes == 2
+    assert writer.writes == 2
     assert painted_after == [1, 2]
 
 

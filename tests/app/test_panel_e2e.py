@@ -66,9 +66,11 @@ async def test_the_gauge_shows_the_servers_own_count_and_the_server_agrees(
         )
         shown = tokens_shown(app)
         assert "≈" not in str(app.query_one(BudgetGauge).content)
-        assert isinstance(app.engine.counter, ServerCounts)  # the trimmer counts the same way
+        assert isinstance(app.chat.engine.counter, ServerCounts)  # the trimmer counts the same way
         await pilot.press("enter")
-        await wait_for(pilot, lambda: not app.chat_screen.busy and len(app.session.messages) == 4)
+        await wait_for(
+            pilot, lambda: not app.chat_screen.busy and len(app.chat.state.messages) == 4
+        )
         record = app.chat_screen.last_record
         assert record is not None and record.prompt_tokens_usage == shown
         assert record.prompt_tokens_source == "server_text"  # trimmed by the server's counts
@@ -81,7 +83,7 @@ async def test_without_a_server_tokenizer_the_gauge_says_it_estimates(demo: Demo
         await send_and_wait(pilot, "first, reply 12 tokens")
         await pilot.press(*"more")
         await wait_for(pilot, lambda: "≈" in str(app.query_one(BudgetGauge).content))
-        assert not gauge_exact(app) and not isinstance(app.engine.counter, ServerCounts)
+        assert not gauge_exact(app) and not isinstance(app.chat.engine.counter, ServerCounts)
 
 
 async def test_ttft_parts_and_cached_tokens_from_the_servers_figures(

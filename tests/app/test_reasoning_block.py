@@ -44,7 +44,7 @@ async def test_thinking_streams_into_the_block_before_the_answer(demo: DemoThrea
     async with app.run_test(size=(110, 36)) as pilot:
         await wait_ready(pilot)
         await send(pilot, "why is the sky blue?")
-        runner = app.chat_screen.turn.runner
+        runner = app.chat_screen.turn.current
         assert runner is not None
         await wait_for(
             pilot,
@@ -74,7 +74,7 @@ async def test_the_block_collapses_once_the_answer_starts(slow_demo: DemoThread)
     async with app.run_test(size=(110, 36)) as pilot:
         await wait_ready(pilot)
         await send(pilot, "why is the sky blue? reply 300 tokens")
-        runner = app.chat_screen.turn.runner
+        runner = app.chat_screen.turn.current
         assert runner is not None
         await wait_for(
             pilot,
@@ -124,8 +124,8 @@ async def test_thinking_is_kept_shown_again_and_not_sent_back(
             await send_and_wait(pilot, "why is the sky blue?")
             thought = block_of(app).text
             assert thought
-            chat_id = app.session.chat_id
-            assert app.session.messages[-1]["reasoning_content"] == thought
+            chat_id = app.chat.state.chat_id
+            assert app.chat.state.messages[-1]["reasoning_content"] == thought
             await send_and_wait(pilot, "and at sunset?")
             sent = demo.requests[-1]["messages"]
             assert [m["role"] for m in sent] == ["user", "assistant", "user"]
@@ -189,10 +189,10 @@ async def test_each_dialect_of_thinking(demo: DemoThread, model: str, shows_thin
         if shows_thinking:
             assert block is not None and block.collapsed
             assert block.text.startswith("The user sent 1 message")
-            assert app.session.messages[-1]["reasoning_content"] == block.text
+            assert app.chat.state.messages[-1]["reasoning_content"] == block.text
         else:
             assert block is None
-            assert "reasoning_content" not in app.session.messages[-1]
+            assert "reasoning_content" not in app.chat.state.messages[-1]
         assert app.chat_screen.check_action("toggle_reasoning", ()) is shows_thinking
 
 

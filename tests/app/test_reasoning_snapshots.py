@@ -30,8 +30,8 @@ def test_reasoning_streaming(snap_compare, demo: DemoThread):
         await wait_for(
             pilot,
             lambda: (
-                app.chat_screen.turn.runner is not None
-                and app.chat_screen.turn.runner.state.tokens >= 5
+                app.chat_screen.turn.current is not None
+                and app.chat_screen.turn.current.state.tokens >= 5
                 and replies(app)[-1].reasoning is not None
                 and len(replies(app)[-1].reasoning.text.split()) >= 4
             ),

@@ -17,18 +17,19 @@ import pytest
 from app_helpers import make_app, send, wait_for, wait_ready
 from helpers.client import make_request
 
-from tui.app.chat_history import ChatHistory
-from tui.app.chat_session import ChatSession
-from tui.app.reply_saving import Draft, ReplyDrafts, draft_record
 from tui.app.reply_turn import reply_status
-from tui.app.request_runner import RunState
-from tui.app.untrusted import INCOMPLETE_MARK, ReplyIntake, saved_reply_notes
+from tui.app.untrusted import INCOMPLETE_MARK, saved_reply_notes
 from tui.app.widgets.chat_log import ChatLog
 from tui.config import ConfigFlags, load_config
 from tui.demo import DemoThread
 from tui.engine.metrics.draft_record import INTERRUPTED
 from tui.engine.metrics.record import RequestRecord, RequestStatus
 from tui.engine.store.database import Store
+from tui.session.chat_state import ChatState
+from tui.session.drafts import Draft, ReplyDrafts, draft_record
+from tui.session.history import ChatHistory
+from tui.session.intake import ReplyIntake
+from tui.session.turn import RunState
 
 
 @pytest.fixture
@@ -78,7 +79,7 @@ def test_the_final_save_replaces_the_draft_and_no_draft_comes_back(store: Store)
     intake.feed("partial \x1b]52;c;x\x07")
     drafts.save_due()
     final = RequestRecord(model="m", endpoint_host="h", streamed=True)
-    history = ChatHistory(store, ChatSession.from_config(load_config(ConfigFlags(), env={})), print)
+    history = ChatHistory(store, ChatState.from_config(load_config(ConfigFlags(), env={})), print)
     history.drafts = drafts
     history.reply_done(chat_id, final, "partial \x1b]52;c;x\x07 and the rest", draft=draft)
     intake.feed(" more")
@@ -110,7 +111,7 @@ def test_a_chat_cut_off_by_a_kill_reopens_with_its_reply_marked_incomplete(store
     intake.feed("half a rep")
     drafts.save_due()
     # SIGKILL here: no final save. The next start opens the chat.
-    session = ChatSession.from_config(load_config(ConfigFlags(), env={}))
+    session = ChatState.from_config(load_config(ConfigFlags(), env={}))
     saved = ChatHistory(store, session, print).chat(chat_id)
     assert saved is not None
     assert saved.messages[-1] == {"role": "assistant", "content": "half a rep"}
@@ -127,7 +128,7 @@ async def test_the_app_saves_a_streaming_reply_before_it_ends(
     async with app.run_test(size=(130, 40)) as pilot:
         await wait_ready(pilot)
         await send(pilot, "reply 3000 tokens")
-        chat_id = app.session.chat_id
+        chat_id = app.chat.state.chat_id
         assert chat_id is not None
         # The user's message was committed before the request left.
         assert store.messages(chat_id) == [{"role": "user", "content": "reply 3000 tokens"}]
@@ -139,7 +140,7 @@ async def test_the_app_saves_a_streaming_reply_before_it_ends(
         )
         assert app.chat_screen.busy  # saved while it streams
         (draft,) = store.records()
-        runner = app.chat_screen.turn.runner
+        runner = app.chat_screen.turn.current
         assert runner is not None and runner.intake.text().startswith(draft["reply_text"])
         await pilot.press("escape")
         await wait_for(pilot, lambda: not app.chat_screen.busy, what="the cancelled reply")
@@ -162,7 +163,7 @@ async def test_resume_shows_a_cut_off_reply_marked_incomplete(
     app = make_app(demo.base_url, store=store, resume_chat=chat_id)
     async with app.run_test(size=(130, 40)) as pilot:
         await wait_ready(pilot)
-        await wait_for(pilot, lambda: app.session.chat_id == chat_id, what="the resumed chat")
+        await wait_for(pilot, lambda: app.chat.state.chat_id == chat_id, what="the resumed chat")
         await pilot.pause(0.1)
         (reply,) = app.query_one(ChatLog).replies()
         assert reply.source == "half a reply that was cut"

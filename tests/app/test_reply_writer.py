@@ -57,7 +57,7 @@ async def test_tokens_fed_from_another_thread_all_arrive_in_few_writes() -> None
     await writer.finish("".join(tokens))
     assert markdown.source == "".join(tokens)
     assert markdown.updates == ["".join(tokens)]
-    assert writer.flushes < len(tokens)  # coalesced, not one write per token
+    assert writer.writes < len(tokens)  # coalesced, not one write per token
 
 
 async def test_the_flusher_ends_by_itself_when_the_stream_ends_while_it_is_idle() -> None:
@@ -130,7 +130,7 @@ async def _until(condition: Callable[[], bool], hang_guard_s: float = 30.0) -> N
 
 
 async def _first_write(writer: ReplyWriter) -> None:
-    await _until(lambda: writer.flushes > 0)
+    await _until(lambda: writer.writes > 0)
 
 
 async def _stream_hello_there(writer: ReplyWriter) -> None:
@@ -157,7 +157,7 @@ async def test_leading_markup_waits_for_the_first_word() -> None:
     writer.start()
     writer.feed("##")
     await _settle()
-    assert writer.flushes == 0 and markdown.appended == []
+    assert writer.writes == 0 and markdown.appended == []
     # Told at once, before any write: the first word is a token away, and what waits for
     # the first text (Enter's frame) can be painted meanwhile.
     assert first_text == [""]
@@ -199,7 +199,7 @@ async def test_what_rides_with_the_writes_skips_the_tail() -> None:
     rode_with: list[str] = []
     writer.with_write = lambda: rode_with.append(markdown.source)
     await _stream_hello_there(writer)
-    assert markdown.source == "Hello there" and writer.flushes == 2
+    assert markdown.source == "Hello there" and writer.writes == 2
     assert rode_with == [""]  # with the first write (before its append), not with the tail
 
 
@@ -230,5 +230,5 @@ async def test_a_widget_removed_during_a_write_ends_the_write_quietly() -> None:
         writer.end()
         await writer.finish(None)  # must not raise NoScreen
         await pilot.pause()
-        assert writer.flushes == 1
+        assert writer.writes == 1
         assert not markdown.is_attached

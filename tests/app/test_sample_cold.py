@@ -8,13 +8,13 @@ from collections.abc import Iterator
 import pytest
 from app_helpers import make_app, wait_for, wait_ready
 
-from tui.app.chat_session import ChatSession
 from tui.app.widgets.ttft_history import WARM_SHARE
 from tui.config import ConfigFlags, load_config
 from tui.demo import DemoThread, start_demo_in_thread
 from tui.demo.latency_model import latency_model
 from tui.engine.tokens.counter import get_counter
 from tui.sample_conversation import bloated_sample
+from tui.session.chat_state import ChatState
 
 
 @pytest.fixture
@@ -29,7 +29,7 @@ def caching_demo() -> Iterator[DemoThread]:
 
 
 def test_only_the_sample_is_tagged() -> None:
-    session = ChatSession.from_config(load_config(ConfigFlags(), env={}), bloated_sample())
+    session = ChatState.from_config(load_config(ConfigFlags(), env={}), bloated_sample())
     counter = get_counter(session.model)
     first, second = session.build_request(counter), session.build_request(counter)
     opening = [str(r.messages[0]["content"]).split("]")[0] for r in (first, second)]
@@ -45,7 +45,7 @@ async def test_both_orders_of_the_comparison_send_cold(caching_demo: DemoThread)
     async with app.run_test(size=(130, 36)) as pilot:
         await wait_ready(pilot)
         await pilot.press("f6")
-        await wait_for(pilot, lambda: len(app.session.messages) > 10, what="the sample")
+        await wait_for(pilot, lambda: len(app.chat.state.messages) > 10, what="the sample")
         records = []
         for key in ("enter", "ctrl+t", "f5"):  # send, trimming off, send again
             before = app.chat_screen.last_record

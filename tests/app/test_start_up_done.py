@@ -41,20 +41,20 @@ async def test_enter_before_the_connection_still_freezes_start_up(
 ) -> None:
     gc.unfreeze()
     app = make_app(demo.base_url)
-    call = app.engine.network.call
+    call = app.chat.engine.network.call
 
     async def call_after_enter(coro: Coroutine[Any, Any, Any]) -> Any:
         # The connection (the model list) comes back only once the first reply is under way.
-        app.engine.network.call = call  # type: ignore[method-assign]  # only this first call waits
+        app.chat.engine.network.call = call  # type: ignore[method-assign]  # only this first call waits
         while not app.chat_screen.busy:
             await asyncio.sleep(0.01)
         return await call(coro)
 
-    app.engine.network.call = call_after_enter  # type: ignore[method-assign]
+    app.chat.engine.network.call = call_after_enter  # type: ignore[method-assign]
     async with app.run_test(size=(130, 40)) as pilot:
         await pilot.pause()
         app.chat_screen.turn.submit("hello, reply 30 tokens")
-        await wait_for(pilot, lambda: app.engine.connected, what="the connection")
+        await wait_for(pilot, lambda: app.chat.engine.connected, what="the connection")
         # Frozen while the reply is under way; no full collection stops the loop for it.
         assert gc.get_freeze_count() > 0
         assert collections == []
@@ -69,7 +69,7 @@ async def test_start_up_is_frozen_without_a_collection(
     gc.unfreeze()
     app = make_app(demo.base_url)
     async with app.run_test(size=(130, 40)) as pilot:
-        await wait_for(pilot, lambda: app.engine.connected, what="the connection")
+        await wait_for(pilot, lambda: app.chat.engine.connected, what="the connection")
         assert gc.get_freeze_count() > 0
         assert collections == []
 
@@ -91,7 +91,7 @@ async def test_next_turn_blocks_wait_for_the_reply_modules(
     app = make_app(demo.base_url)
     async with app.run_test(size=(130, 40)) as pilot:
         chat = app.query_one(ChatLog)
-        await wait_for(pilot, lambda: app.engine.connected, what="the connection")
+        await wait_for(pilot, lambda: app.chat.engine.connected, what="the connection")
         await pilot.pause(0.1)
         assert chat._spare_reply is None and gc.get_freeze_count() == 0
         imports_may_end.set()

@@ -43,11 +43,11 @@ async def test_a_burst_with_line_feeds_and_enter_sends_the_lines_in_order(demo: 
         await wait_for(
             pilot,
             lambda: (
-                any(m.get("role") == "user" for m in app.session.messages)
+                any(m.get("role") == "user" for m in app.chat.state.messages)
                 and app.query_one(PromptInput).text == "next"
             ),
             what="the message sent and the typing after it",
         )
-        sent = [m["content"] for m in app.session.messages if m.get("role") == "user"]
+        sent = [m["content"] for m in app.chat.state.messages if m.get("role") == "user"]
         assert sent == ["one\ntwo\nthree"]
         await wait_for(pilot, lambda: not app.chat_screen.busy, what="the reply")

@@ -65,7 +65,7 @@ async def test_a_hostile_reply_is_inert_on_screen_and_exact_in_the_history(
         assert reply.source == inert(HOSTILE)
         assert "␛]52;c;aGFja2Vk␇" in reply.source and "\\x9b2J" in reply.source
         assert screen_controls(app) == []
-        assert app.session.messages[-1]["content"] == HOSTILE  # sent next time as it came
+        assert app.chat.state.messages[-1]["content"] == HOSTILE  # sent next time as it came
 
         copied: list[str] = []
         app.copy_to_clipboard = copied.append  # type: ignore[method-assign]
@@ -78,7 +78,7 @@ async def test_a_hostile_reply_is_inert_on_screen_and_exact_in_the_history(
     reopened = make_app(base_url, store=store, resume_chat=chat_id)
     async with reopened.run_test(size=(130, 40)) as pilot:
         await wait_ready(pilot)
-        await wait_for(pilot, lambda: reopened.session.chat_id == chat_id, what="--resume")
+        await wait_for(pilot, lambda: reopened.chat.state.chat_id == chat_id, what="--resume")
         await pilot.pause(0.1)
         assert reopened.query_one(ChatLog).replies()[-1].source == inert(HOSTILE)
         assert screen_controls(reopened) == []
@@ -104,13 +104,13 @@ async def test_hostile_model_ids_are_inert_in_the_picker_and_the_header(
     app = make_app(faults.url("esc-model", request.node.name), store=store, max_retries=0)
     async with app.run_test(size=(130, 40)) as pilot:
         await wait_ready(pilot)
-        await wait_for(pilot, lambda: len(app.engine.models) > 1, what="the listed models")
-        assert all(not live_controls(model) for model in app.engine.models)
-        assert any(model.startswith("evilcopy␛]52") for model in app.engine.models)
+        await wait_for(pilot, lambda: len(app.chat.engine.models) > 1, what="the listed models")
+        assert all(not live_controls(model) for model in app.chat.engine.models)
+        assert any(model.startswith("evilcopy␛]52") for model in app.chat.engine.models)
         await pilot.press("f2")
         await wait_for(pilot, lambda: isinstance(app.screen, ModelPicker), what="the picker")
         await pilot.press(*"evil", "enter")
-        await wait_for(pilot, lambda: app.session.model.startswith("evil"), what="the choice")
+        await wait_for(pilot, lambda: app.chat.state.model.startswith("evil"), what="the choice")
         await pilot.pause(0.1)
         assert screen_controls(app) == []  # the header, the panel and the toast name it
         record = await send_and_wait(pilot, "hello")  # the server's chunks name it too
@@ -133,7 +133,7 @@ async def test_chat_titles_and_notifications_are_inert(
         await pilot.pause(0.1)
         assert screen_controls(app) == []
         await pilot.press("enter")
-        await wait_for(pilot, lambda: app.session.chat_id == chat_id, what="the chosen chat")
+        await wait_for(pilot, lambda: app.chat.state.chat_id == chat_id, what="the chosen chat")
         await pilot.pause(0.1)
         assert screen_controls(app) == []
-        assert app.session.messages[1]["content"] == HOSTILE  # the session keeps it exact
+        assert app.chat.state.messages[1]["content"] == HOSTILE  # the session keeps it exact

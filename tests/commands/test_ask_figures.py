@@ -15,6 +15,7 @@ from helpers.client import TEST_KEY, demo, fault_url
 from tui.commands import ask
 from tui.config import Config
 from tui.engine.store.database import Store
+from tui.session.intake import ReplyIntake
 
 NEW_JSON_KEYS = {
     "request_class_reason", "time_to_first_answer_ms", "reasoning", "reasoning_tokens",
@@ -106,9 +107,12 @@ def test_reasoning_on_a_terminal_is_dimmed_and_inert(monkeypatch) -> None:
             return True
 
     terminal = Terminal()
-    thinking = ask._Reasoning(terminal, shown=True, raw=False)
-    thinking.write("weighing \x1b]52;c;evil\x07 options")
-    thinking.end()
+    thinking = ask._Reasoning(terminal, shown=True)
+    sink = ask._Terminal(ask._Stopped(), thinking, shown=True)
+    intake = ReplyIntake(sink.text, sink.reasoning)  # the turn's way in
+    intake.feed_reasoning("weighing \x1b]52;c;evil\x07 options")
+    intake.end_reasoning()
+    sink.answer_started()
     written = terminal.getvalue()
     assert written.startswith("\x1b[2m") and written.endswith("\x1b[0m\n")
     assert "\x1b]" not in written and "␛]52;c;evil␇" in written

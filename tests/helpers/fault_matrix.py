@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from helpers.app import firsttoken_app
 from helpers.client import TEST_KEY, closed_port, make_client, make_request
 from helpers.fault_server import (
     BIG_CHUNK,
@@ -298,7 +299,6 @@ async def _app(case: FaultCase, server: FaultServer) -> Outcome:
     import dataclasses
     import os
 
-    from tui.app.app import FirstTokenApp
     from tui.config import ConfigFlags, load_config
     from tui.engine.store.database import Store
     from tui.wiring import Endpoint
@@ -316,9 +316,11 @@ async def _app(case: FaultCase, server: FaultServer) -> Outcome:
     home = Path(os.environ["FIRSTTOKEN_HOME"])
     endpoint = Endpoint(base_url=base_url, api_key=TEST_KEY)
     with Store(home / f"app-{case.fault}-{case.trim}.sqlite3") as store:
-        app = FirstTokenApp(config, endpoint, store=store, remember=False)
+        app = firsttoken_app(config, endpoint, store=store)
         async with app.run_test(size=(130, 40)) as pilot:
-            await _until(pilot, lambda: app.engine.connected and app.engine.client is not None)
+            await _until(
+                pilot, lambda: app.chat.engine.connected and app.chat.engine.client is not None
+            )
             first = await _app_send(pilot, app, "hello")
             errors = _error_blocks(app)
             replies = _reply_blocks(app)
@@ -328,7 +330,7 @@ async def _app(case: FaultCase, server: FaultServer) -> Outcome:
             if not case.endpoint_is_the_fault:
                 second = await _app_send(pilot, app, "hello again")
                 screens.append(app.export_screenshot())
-            models = list(app.engine.models)
+            models = list(app.chat.engine.models)
         stored = store.records(limit=-1)[-1]  # the first request's record
     if case.fault == "esc-model":
         message = "model ids: " + ", ".join(m for m in models if m != "demo-model")

@@ -1,10 +1,11 @@
 """The layers hold: what each part of `tui` may import, checked on the source itself.
 
 Data flows one way (config → messages → trimmer → client → events → app | commands → store):
-the engine takes value objects and knows nothing of the config, the commands, the app, the
-demo server or Textual; the demo server is a server of its own; the app never speaks HTTP;
-headless code never loads the app; nothing imports an HTTP library (the engine has its own).
-Imports inside functions count as much as those at the top.
+the engine takes value objects and knows nothing of the config, the session, the commands, the
+app, the demo server or Textual; the session (the chat and its turn, shared by the app and the
+commands) knows no surface and no Textual; the demo server is a server of its own; the app
+never speaks HTTP; headless code never loads the app; nothing imports an HTTP library (the
+engine has its own). Imports inside functions count as much as those at the top.
 """
 
 from __future__ import annotations
@@ -24,8 +25,10 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "tui": ("openai", "httpx", "httpx2", "httpcore", "httpcore2", "h11", "anyio"),
     "tui.engine": (
         "tui.config", "tui.commands", "tui.app", "tui.demo", "tui.wiring", "tui.cli",
-        "tui.sample_conversation", "textual",
+        "tui.sample_conversation", "tui.session", "textual",
     ),
+    # The turn every surface shares: the engine and the config below it, no surface above.
+    "tui.session": ("tui.app", "tui.commands", "tui.demo", "tui.cli", "textual"),
     "tui.demo": ("tui.config", "tui.commands", "tui.app", "tui.wiring", "tui.cli", "textual"),
     "tui.app": ("openai", "httpx", "httpcore", "h11", "tui.commands", "tui.demo", "tui.cli"),
     "tui.config": ("tui.app", "tui.commands", "tui.cli", "textual", "openai", "httpx"),

@@ -37,11 +37,13 @@ async def test_f6_sample_with_tool_calls_streams_a_reply_and_the_panel_shows_its
     app = FirstTokenApp(config, endpoint, remember=False)
     async with app.run_test(size=(130, 40)) as pilot:
         await _wait_for(
-            pilot, lambda: app.engine.connected and app.chat_screen.preview is not None, "warm-up"
+            pilot,
+            lambda: app.chat.engine.connected and app.chat_screen.preview is not None,
+            "warm-up",
         )
         await pilot.press("f6")
-        await _wait_for(pilot, lambda: len(app.session.messages) > 10, "the sample")
-        sample = list(app.session.messages)
+        await _wait_for(pilot, lambda: len(app.chat.state.messages) > 10, "the sample")
+        sample = list(app.chat.state.messages)
         await pilot.press("enter")  # an empty prompt sends the conversation as it stands
         await _wait_for(
             pilot,
@@ -57,7 +59,7 @@ async def test_f6_sample_with_tool_calls_streams_a_reply_and_the_panel_shows_its
         dropped = {message.index for message in record.dropped}
         kept = [m for i, m in enumerate(sample) if i not in dropped]
         assert any(_calls_tools(m) for m in kept) and any(m["role"] == "tool" for m in kept)
-        reply = app.session.messages[-1]
+        reply = app.chat.state.messages[-1]
         assert reply["role"] == "assistant" and reply["content"].strip()
         # The panel's large TTFT is the record's.
         assert record.ttft_ms is not None

@@ -17,16 +17,20 @@ from textual.app import App, SystemCommand
 from textual.binding import BindingType
 from textual.screen import Screen
 
-from tui.app.chat_history import ChatHistory
-from tui.app.chat_session import ChatSession
 from tui.app.keymap import APP_BINDINGS, HELP_ENTRIES, PALETTE_COMMANDS
 from tui.app.model_choice import starting_model
 from tui.app.render import notices, repaint_everything
 from tui.app.screens.chat_screen import ChatScreen
-from tui.app.start_up import EngineLink, StartUp
+from tui.app.start_up import StartUp
 from tui.app.untrusted import shown, shown_line
+from tui.session.chat import Chat
+from tui.session.chat_state import ChatState
+from tui.session.engine_link import EngineLink
+from tui.session.history import ChatHistory
+from tui.session.network import NetworkLoop
 
 if TYPE_CHECKING:
+    from tui.app.preferences import Preferences, PromptHistory
     from tui.config import Config
     from tui.engine.store.database import Store
     from tui.wiring import Endpoint
@@ -41,44 +45,40 @@ class FirstTokenApp(App[None]):
     def __init__(
         self,
         config: Config,
-        endpoint: Endpoint | None = None,
+        open_endpoint: Callable[[], AbstractContextManager[Endpoint]],
         *,
+        preferences: Preferences,
+        prompt_history: PromptHistory | None,
         messages: list[dict[str, Any]] | None = None,
         store: Store | None = None,
-        remember: bool = True,
-        open_endpoint: Callable[[], AbstractContextManager[Endpoint]] | None = None,
         resume_chat: int | None = None,
         history_problem: str | None = None,
     ) -> None:
         super().__init__()
-        from tui.app.preferences import Preferences, PromptHistory
-
         self.config = config
-        self.remember = remember  # False in tests that must not touch preferences
-        self.preferences = Preferences.load() if remember else Preferences()
-        self.prompt_history = PromptHistory() if remember else None
-        self.session = ChatSession.from_config(config, messages)
+        self.preferences = preferences
+        self.prompt_history = prompt_history  # None: no recall, nothing written
+        state = ChatState.from_config(config, messages)
         # The model set, else the one picked last time on this endpoint (model_choice.py).
         choice = starting_model(config, self.preferences)
-        self.session.model, self.session.model_source = choice.model, choice.source
-        self.history = ChatHistory(store, self.session, self._warn, self._history_unsaved)
+        state.model, state.model_source = choice.model, choice.source
+        history = ChatHistory(store, state, self._warn, self._history_unsaved)
         self._history_problem = history_problem  # why the history file could not be opened
-        self.engine = EngineLink(config, endpoint, open_endpoint)
+        models = list(config.models) or [config.model]
+        engine = EngineLink(open_endpoint, models, NetworkLoop())
+        self.chat = Chat(state, history, engine)
         self._chat = ChatScreen(
             config=config,
-            session=self.session,
-            history=self.history,
-            engine=self.engine,
+            chat=self.chat,
             preferences=self.preferences,
             prompt_history=self.prompt_history,
-            remember=remember,
             resume_chat=resume_chat,
         )
         self.start_up = StartUp(
             self,
             config,
-            self.engine,
-            model=lambda: self.session.model,
+            engine,
+            model=lambda: state.model,
             on_engine=self._chat.engine_opened,
             on_settled=self._start_up_settled,
         )
@@ -93,7 +93,7 @@ class FirstTokenApp(App[None]):
     @property
     def endpoint_notice(self) -> str | None:
         """What the demo endpoint said when it started (printed again after the app ends)."""
-        return self.engine.endpoint_notice
+        return self.chat.engine.endpoint.notice if self.chat.engine.endpoint else None
 
     def get_default_screen(self) -> Screen[Any]:
         return self._chat
@@ -161,7 +161,7 @@ class FirstTokenApp(App[None]):
         return result.errors
 
     def _remember_theme(self, _theme: object) -> None:
-        if self.remember and self.preferences.theme != self.theme:
+        if self.preferences.theme != self.theme:
             self.preferences.theme = self.theme
             self.preferences.save()
 
@@ -191,6 +191,24 @@ class FirstTokenApp(App[None]):
     async def on_unmount(self) -> None:
         if self.prompt_history is not None:
             self.prompt_history.save()  # a prompt sent just before quitting
-        await self._chat.turn.stop()
-        self.history.close()  # a reply still arriving is saved as it stands (incomplete)
-        await self.engine.close()  # the client, its loop, the demo server if one started
+        if self._chat.turn is not None:
+            await self._chat.turn.stop()
+        self.chat.history.close()  # a reply still arriving is saved as it stands (incomplete)
+        await self.chat.engine.close()  # the client, its loop, the demo server if one started
+
+
+def users_app(
+    config: Config,
+    open_endpoint: Callable[[], AbstractContextManager[Endpoint]],
+    **options: Any,
+) -> FirstTokenApp:
+    """The app as a user runs it: the remembered preferences and prompt history, kept."""
+    from tui.app.preferences import Preferences, PromptHistory
+
+    return FirstTokenApp(
+        config,
+        open_endpoint,
+        preferences=Preferences.load(),
+        prompt_history=PromptHistory(),
+        **options,
+    )

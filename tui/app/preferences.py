@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,8 @@ class Preferences:
     # the endpoint it was picked on. (A global `last_model` key in the file is not carried
     # over: which endpoint it belongs to is not known.)
     models: dict[str, str] = field(default_factory=dict)
+    # False: kept in memory only, never written (`in_memory()`: a run that must leave no trace).
+    kept: bool = field(default=True, repr=False, compare=False)
 
     def model_for(self, endpoint: str) -> str | None:
         return self.models.get(endpoint)
@@ -41,6 +43,11 @@ class Preferences:
     @staticmethod
     def default_path() -> Path:
         return locations.state_dir() / PREFERENCES_FILE
+
+    @classmethod
+    def in_memory(cls) -> Preferences:
+        """Defaults that `save()` never writes."""
+        return cls(kept=False)
 
     @classmethod
     def load(cls, path: Path | None = None) -> Preferences:
@@ -60,9 +67,16 @@ class Preferences:
 
     def save(self, path: Path | None = None) -> None:
         """Best effort: a read-only state dir must not take the app down."""
+        if not self.kept:
+            return
         path = path or self.default_path()
+        saved = {
+            "theme": self.theme,
+            "side_panel_collapsed": self.side_panel_collapsed,
+            "models": self.models,
+        }
         with contextlib.suppress(OSError):
-            locations.write_atomically(path, json.dumps(asdict(self), indent=2) + "\n")
+            locations.write_atomically(path, json.dumps(saved, indent=2) + "\n")
 
 
 def _optional_str(value: Any) -> str | None:

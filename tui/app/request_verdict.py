@@ -10,19 +10,19 @@ from typing import TYPE_CHECKING
 from tui.engine.metrics.request_classes import ClassChoice, classify_request
 
 if TYPE_CHECKING:
-    from tui.app.request_runner import RequestRunner
+    from tui.session.turn import Turn
 
-_chosen: weakref.WeakKeyDictionary[RequestRunner, ClassChoice | None] = weakref.WeakKeyDictionary()
+_chosen: weakref.WeakKeyDictionary[Turn, ClassChoice | None] = weakref.WeakKeyDictionary()
 
 
-def expected_class(runner: RequestRunner) -> ClassChoice | None:
-    """The class `runner`'s request is in (None when no class covers it), chosen once."""
-    if runner in _chosen:
-        return _chosen[runner]
-    request = runner.request
-    classes = getattr(runner.client, "request_classes", ())
+def expected_class(turn: Turn) -> ClassChoice | None:
+    """The class `turn`'s request is in (None when no class covers it), chosen once."""
+    if turn in _chosen:
+        return _chosen[turn]
+    request = turn.request
+    classes = getattr(turn.client, "request_classes", ())
     choice = classify_request(
         request.messages, request.max_tokens, request.max_tokens_asked, classes
     )
-    _chosen[runner] = choice
+    _chosen[turn] = choice
     return choice

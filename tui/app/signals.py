@@ -30,7 +30,7 @@ def end_on_signals(app: FirstTokenApp) -> None:
 
     def on_signal(signum: int, _frame: Any) -> None:
         signal.signal(signum, signal.SIG_DFL)  # a second one ends the process at once
-        app.history.save_drafts_soon()
+        app.chat.history.save_drafts_soon()
         if hasattr(signal, "alarm"):
             signal.alarm(GRACE_S)
         try:

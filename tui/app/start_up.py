@@ -11,65 +11,24 @@ starts with it off, see commands/open_app).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import gc
 from collections.abc import Callable
-from contextlib import AbstractContextManager, ExitStack
 from typing import TYPE_CHECKING, Any
 
 from textual.worker import WorkerCancelled, WorkerFailed
 
-from tui.app.request_runner import NetworkLoop
 from tui.app.untrusted import shown_models
+from tui.session.network import run_on
 
 if TYPE_CHECKING:
     from textual.app import App
 
     from tui.config import Config
     from tui.engine.chat.client import ChatClient
-    from tui.engine.tokens.counter import PromptCounter, TokenCounter
+    from tui.engine.tokens.counter import TokenCounter
+    from tui.session.engine_link import EngineLink
     from tui.wiring import Endpoint
-
-
-class EngineLink:
-    """The engine as the app holds it: the endpoint, the client on its own network loop, the
-    token counter, the models the endpoint lists. `ready` is set once the client exists."""
-
-    def __init__(
-        self,
-        config: Config,
-        endpoint: Endpoint | None,
-        open_endpoint: Callable[[], AbstractContextManager[Endpoint]] | None,
-    ) -> None:
-        # Either given (tests), or opened by the start-up thread: opening it may import and
-        # start the demo server, which does not belong on the first frame's path.
-        self.endpoint = endpoint
-        self.endpoint_notice: str | None = None
-        self._open_endpoint = open_endpoint
-        self._endpoint_stack = ExitStack()
-        self.network = NetworkLoop()  # the engine client's own loop (thread)
-        self.client: ChatClient | None = None
-        self.counter: PromptCounter | None = None  # ServerCounts once the server counts
-        self.models: list[str] = list(config.models) or [config.model]
-        self.listed_models: list[str] | None = None  # what GET /models answered, if it did
-        self.connected = False  # list_models() has answered (or failed)
-        self.ready = asyncio.Event()
-
-    def open(self) -> Endpoint:
-        """The endpoint, opened now if it was not given (start-up thread)."""
-        if self.endpoint is not None:
-            return self.endpoint
-        assert self._open_endpoint is not None, "give the app an endpoint or a way to open one"
-        return self._endpoint_stack.enter_context(self._open_endpoint())
-
-    async def close(self) -> None:
-        """Close the client, stop the network loop and the demo server if one was started."""
-        if self.client is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.network.call(self.client.aclose()), 1.0)
-        self.network.stop()
-        self._endpoint_stack.close()
 
 
 class StartUp:
@@ -107,11 +66,8 @@ class StartUp:
             return
         except WorkerCancelled:
             return
-        if engine.endpoint is None:
-            engine.endpoint = endpoint
-            engine.endpoint_notice = endpoint.notice
-            if endpoint.notice:
-                self._app.notify(endpoint.notice, title="demo endpoint", timeout=8)
+        if endpoint.notice:
+            self._app.notify(endpoint.notice, title="demo endpoint", timeout=8)
         engine.ready.set()
         self._on_engine()
         rendering = self._app.run_worker(
@@ -153,7 +109,7 @@ class StartUp:
         engine = self._engine
         assert engine.client is not None
         try:
-            models = await engine.network.call(engine.client.list_models())
+            models = await run_on(engine.network, engine.client.list_models())
         except Exception:  # ClientError: the configured list stays; the first send reports it
             return
         finally:

@@ -4,10 +4,8 @@ A server's reply and reasoning, its error bodies and model ids, and everything r
 the history file can carry terminal escape sequences (a prompt-injected document can make a
 model write `ESC ] 52 ; c ; …` to set the clipboard). Textual writes a widget's text to the
 terminal as it is, so each of those strings goes through `tui.engine.text.inert` on its way in:
-ChatSession keeps the exact text (it is what is sent and stored); what is shown is a copy.
-
-`ReplyIntake` is the streamed reply's way in: the network thread hands it each delta; it
-keeps the exact text for the history and passes the inert text on to the screen.
+the chat's state keeps the exact text (it is what is sent and stored); what is shown is a
+copy. A streamed reply is made inert on its way in (tui/session/intake.py).
 """
 
 from __future__ import annotations
@@ -15,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from tui.engine.text.inert import InertStream, inert, inert_line
+from tui.engine.text.inert import inert, inert_line
 
 if TYPE_CHECKING:
-    from tui.app.chat_history import SavedChat
+    from tui.session.history import SavedChat
 
 
 def shown(value: Any) -> Any:
@@ -33,7 +31,7 @@ def shown(value: Any) -> Any:
 
 
 def shown_messages(messages: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The messages as the chat shows them (ChatSession's own list is left exact)."""
+    """The messages as the chat shows them (the chat's own list is left exact)."""
     return [shown(message) for message in messages]
 
 
@@ -87,43 +85,3 @@ def saved_reply_notes(saved: SavedChat, status: Callable[[Any], str]) -> dict[in
 
 
 INCOMPLETE_MARK = "⚠ incomplete: firsttoken stopped before the reply ended"
-
-
-class ReplyIntake:
-    """The streamed reply between the network thread and the screen.
-
-    `feed` (any thread, per delta) keeps the exact text in `parts` (the history's drafts join
-    it) and passes the inert text to `show`; `end` passes on what `InertStream` held back.
-    A list append and one C-level search per delta: no widget call, no SQLite."""
-
-    __slots__ = ("_inert", "_inert_reasoning", "parts", "reasoning", "show", "show_reasoning")
-
-    def __init__(self, show: Callable[[str], None]) -> None:
-        self.parts: list[str] = []
-        self.reasoning: list[str] = []
-        self.show = show
-        # Where inert reasoning goes once the app shows reasoning as it streams.
-        self.show_reasoning: Callable[[str], None] | None = None
-        self._inert = InertStream()
-        self._inert_reasoning = InertStream()
-
-    def feed(self, text: str) -> None:
-        self.parts.append(text)
-        shown_text = self._inert.feed(text)
-        if shown_text:
-            self.show(shown_text)
-
-    def feed_reasoning(self, text: str) -> None:
-        self.reasoning.append(text)
-        shown_text = self._inert_reasoning.feed(text)
-        if shown_text and self.show_reasoning is not None:
-            self.show_reasoning(shown_text)
-
-    def end(self) -> None:
-        tail = self._inert.flush()
-        if tail:
-            self.show(tail)
-
-    def text(self) -> str:
-        """The exact text so far (any thread: a copy of the list is taken first)."""
-        return "".join(self.parts[:])

@@ -6,8 +6,9 @@ and its record are kept), 143 / 129 the same after SIGTERM / SIGHUP.
 
 The reply is untrusted text: it reaches stdout inert (tui/engine/text/inert.py), terminal or not,
 unless `--raw` asks for it unchanged. With `--json` stdout gets exactly one JSON object,
-whatever failed. The prompt and the reply are kept in the history as they happen
-(ask_saving.py).
+whatever failed. The prompt and the reply are kept in the history as they happen, through
+the same turn as the app's (tui/session/): the chat and its messages saved before the request
+leaves, the reply saved as a draft while it streams, the record at the end.
 """
 
 from __future__ import annotations
@@ -19,9 +20,8 @@ import os
 import signal
 import sys
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO, TypeVar
 
 from tui.commands._common import (
     EXIT_FAILED,
@@ -33,19 +33,20 @@ from tui.commands._common import (
     load_messages,
     warning,
 )
-from tui.commands.ask_counts import count_sent_prompt, exact_trim, tokenizer_for, unless_cancelled
 from tui.commands.ask_output import error_payload, json_payload, summary_line
-from tui.commands.ask_saving import ReplyKeeper
-from tui.engine.chat.events import Delta, Finished, FirstAnswerToken
 from tui.engine.metrics.buffering import buffered_message
-from tui.engine.text.inert import InertStream, json_text
+from tui.engine.text.inert import json_text
+from tui.session.turn import QuietSink
 
 if TYPE_CHECKING:
     from tui.config import Config
     from tui.engine.chat.client import ChatClient
+    from tui.engine.chat.events import Finished
     from tui.engine.chat.request import ChatRequest
-    from tui.engine.tokens.counter import PromptCounter, TokenCounter
-    from tui.engine.tokens.server_counts import ServerTokenizer
+    from tui.engine.tokens.counter import TokenCounter
+    from tui.session.chat import Chat
+
+T = TypeVar("T")
 
 json_printed = False  # the one --json object is out (main() must not print a second one)
 
@@ -118,22 +119,20 @@ class _Stopped:
 
 
 class _Reasoning:
-    """The model's thinking on stderr as it streams: dimmed on a terminal (unless NO_COLOR),
-    plain otherwise, always inert; ended with a line break when the answer starts."""
+    """The model's thinking on stderr as it streams (already inert unless --raw): dimmed on a
+    terminal (unless NO_COLOR), plain otherwise; ended with a line break when the answer
+    starts."""
 
-    def __init__(self, stream: TextIO, *, shown: bool, raw: bool) -> None:
+    def __init__(self, stream: TextIO, *, shown: bool) -> None:
         self.stream = stream
         self.shown = shown
         self.dim = _color_allowed(stream)
-        self.inert = None if raw else InertStream()
         self.open = False  # reasoning was written and not ended with a line break yet
 
     def write(self, text: str) -> None:
-        if not self.shown:
+        if not self.shown or not text:
             return
-        out = self.inert.feed(text) if self.inert else text
-        if self.dim and out:
-            out = f"\x1b[2m{out}\x1b[0m"
+        out = f"\x1b[2m{text}\x1b[0m" if self.dim else text
         try:
             self.stream.write(out)
             self.stream.flush()
@@ -146,36 +145,80 @@ class _Reasoning:
         if not self.open:
             return
         self.open = False
-        tail = self.inert.flush() if self.inert else ""
         with contextlib.suppress(OSError):
-            self.stream.write(tail + "\n")
+            self.stream.write("\n")
             self.stream.flush()
 
 
-Prepare = Callable[["ServerTokenizer"], Awaitable["ChatRequest | None"]]
+class _Terminal(QuietSink):
+    """The reply to stdout and the thinking to stderr as they stream (on the stream's loop)."""
+
+    def __init__(self, stopped: _Stopped, thinking: _Reasoning, *, shown: bool) -> None:
+        self.stopped = stopped
+        self.thinking = thinking
+        self.shown = shown
+        self.cancel: Callable[[], None] = lambda: None  # the turn's, once it exists
+
+    def text(self, shown: str) -> None:
+        if not self.shown or self.stopped.broken_pipe:
+            return
+        try:
+            sys.stdout.write(shown)
+            sys.stdout.flush()
+        except OSError:  # the reader went away (`| head`) or the terminal closed
+            self.stopped.broken_pipe = True
+            self.cancel()
+
+    def reasoning(self, shown: str) -> None:
+        self.thinking.write(shown)
+
+    def answer_started(self) -> None:
+        self.thinking.end()
+
+    def ended(self) -> None:
+        self.thinking.end()
+
+
+async def unless_cancelled(cancel: asyncio.Event, work: Awaitable[T]) -> T | None:
+    """`work`'s result, or None as soon as `cancel` is set (Ctrl-C must not wait on a count)."""
+    task = asyncio.ensure_future(work)
+    waiter = asyncio.ensure_future(cancel.wait())
+    try:
+        await asyncio.wait((task, waiter), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        waiter.cancel()
+    if not task.done():
+        task.cancel()
+        return None
+    try:
+        return task.result()
+    except Exception:  # a count that failed is left out, never an error of the request
+        return None
 
 
 async def _exchange(
-    client: ChatClient,
+    chat: Chat,
     request: ChatRequest,
-    keeper: ReplyKeeper,
     stopped: _Stopped,
     *,
     show_reply: bool,
     raw: bool,
     show_reasoning: bool = True,
-    prepare: Prepare | None = None,
 ) -> Finished:
-    """Send `request` (or the one `prepare` makes instead: a trim with the server's counts),
-    stream the reply, then count the sent prompt with the server's tokenizer; every step
-    cancellable by the stop signals."""
+    """Send `request` (or the same trimmed with the server's counts, when worth it), stream
+    the reply, then count the sent prompt with the server's tokenizer and file the record;
+    every step cancellable by the stop signals."""
     cancel = asyncio.Event()
     loop = asyncio.get_running_loop()
+    sink = _Terminal(
+        stopped, _Reasoning(sys.stderr, shown=show_reply and show_reasoning), shown=show_reply
+    )
 
     def stop(signum: int) -> None:
         if stopped.signal is None:
             stopped.signal = signum
         cancel.set()
+        sink.cancel()
 
     # A signal cancels the request (keeping the partial reply) instead of killing the process.
     installed = []
@@ -183,50 +226,23 @@ async def _exchange(
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop.add_signal_handler(signum, stop, signum)
             installed.append(signum)
-    out = sys.stdout
-    inert = None if raw else InertStream()
-    thinking = _Reasoning(sys.stderr, shown=show_reply and show_reasoning, raw=raw)
-    finished: Finished | None = None
-    tokenizer = tokenizer_for(client, request.model)
-    if prepare is not None:
-        prepared = await unless_cancelled(cancel, prepare(tokenizer))
-        request = prepared if prepared is not None else request
-    keeper.start(request, client.host, client.simulated)
-    saver = asyncio.ensure_future(keeper.run_saver())
     try:
-        async for event in client.stream(request, cancel):
-            if isinstance(event, Delta):
-                if event.kind == "reasoning":
-                    thinking.write(event.text)
-                    continue
-                if event.kind != "content":
-                    continue
-                keeper.add(event.text)
-                if show_reply and not stopped.broken_pipe:
-                    try:
-                        out.write(inert.feed(event.text) if inert else event.text)
-                        out.flush()
-                    except OSError:  # the reader went away (`| head`) or the terminal closed
-                        stopped.broken_pipe = True
-                        cancel.set()
-            elif isinstance(event, FirstAnswerToken):
-                thinking.end()
-            elif isinstance(event, Finished):
-                finished = event
-        thinking.end()
-        if finished is not None and not cancel.is_set():
-            await unless_cancelled(cancel, count_sent_prompt(tokenizer, finished, request.messages))
-        if show_reply and inert is not None and not stopped.broken_pipe:
-            with contextlib.suppress(OSError):
-                out.write(inert.flush())
+        exact = await unless_cancelled(cancel, chat.exact_request(request))
+        turn = chat.begin(sink, exact if exact is not None else request, raw=raw)
+        sink.cancel = turn.cancel
+        if cancel.is_set():
+            turn.cancel()
+        finished = await turn.outcome()
+        sink.thinking.end()
+        if cancel.is_set():
+            await chat.settle(turn, finished, server_count=False)
+        else:
+            await unless_cancelled(cancel, chat.settle(turn, finished))
+        chat.file(turn, finished)  # saved before anything more is written: stdout may be gone
     finally:
-        await keeper.stop_saver(saver)
-        if finished is None:
-            keeper.save_progress_now()  # an exception on the way: keep what arrived
         for signum in installed:
             loop.remove_signal_handler(signum)
-        await client.aclose()
-    assert finished is not None  # the client always ends with exactly one Finished
+        await chat.engine.close()
     return finished
 
 
@@ -245,6 +261,20 @@ def open_client(
     if endpoint.notice:
         print(endpoint.notice, file=sys.stderr, flush=True)
     return client_for(config, endpoint, counter)
+
+
+class _NotSaved:
+    """A history that cannot be written: one warning line, however many saves fail (the
+    reply still reaches stdout)."""
+
+    def __init__(self) -> None:
+        self.said = False
+
+    def __call__(self, message: str) -> None:
+        if not self.said:
+            self.said = True
+            with contextlib.suppress(OSError):
+                warning(message)
 
 
 def _open_store(config: Config, stack: contextlib.ExitStack) -> Any:
@@ -277,7 +307,11 @@ def run(args: argparse.Namespace, config: Config) -> int:
     global json_printed
     from tui.engine.metrics.record import RequestStatus
     from tui.engine.tokens.counter import get_counter  # no vocabulary yet: it loads on first count
-    from tui.engine.tokens.prompt_bound import fits_without_counting
+    from tui.session.chat import Chat
+    from tui.session.chat_state import ChatState
+    from tui.session.engine_link import EngineLink
+    from tui.session.history import ChatHistory
+    from tui.wiring import open_endpoint
 
     as_json = bool(getattr(args, "json", False))
     raw = bool(getattr(args, "raw", False))
@@ -285,14 +319,18 @@ def run(args: argparse.Namespace, config: Config) -> int:
         messages = conversation(args, sys.stdin)
     except UsageError as problem:
         return fail(str(problem), as_json)
+    state = ChatState.from_config(config, messages)
     budget = getattr(args, "budget", None)
+    if budget is not None:
+        state.budget = budget
     trim_enabled = getattr(args, "trim", None)
-    if trim_enabled is None:
-        # --budget N alone means "trim to N".
-        trim_enabled = True if budget is not None else config.trim_enabled_by_default
+    # --budget N alone means "trim to N".
+    state.trim_enabled = trim_enabled if trim_enabled is not None else (
+        True if budget is not None else config.trim_enabled_by_default
+    )
     stream = getattr(args, "stream", None)
-    if stream is None:
-        stream = config.streaming
+    if stream is not None:
+        state.streaming = stream
     max_tokens = getattr(args, "max_tokens", None)
     if max_tokens is not None and max_tokens > config.reserve_for_output:
         return fail(
@@ -301,54 +339,21 @@ def run(args: argparse.Namespace, config: Config) -> int:
             "context window; ask for less or raise reserveForOutput",
             as_json,
         )
+    state.max_tokens = max_tokens
 
     counter = get_counter(config.model)
-    # Send first, count after, whenever nothing depends on the count: the vocabulary takes
-    # ~0.5 s to load. It then loads once the reply is in, off the path that reads the stream.
-    limit = budget if budget is not None else config.token_budget
-    count_after = not trim_enabled or fits_without_counting(messages, limit)
-
-    def build(counts: PromptCounter) -> ChatRequest:
-        from tui.engine.chat.request_builder import build_request, uncounted_request
-        from tui.wiring import request_settings
-
-        if count_after:
-            built = uncounted_request(
-                messages,
-                model=config.model,
-                temperature=config.temperature,
-                max_tokens=config.output_limit,
-                stream=stream,
-                trim_enabled=trim_enabled,
-                budget=limit,
-            )
-        else:
-            built = build_request(
-                messages,
-                request_settings(config),
-                counts,
-                trim_enabled=trim_enabled,
-                stream=stream,
-                budget=budget,
-            )
-        if max_tokens is not None:
-            built = replace(built, max_tokens=max_tokens, max_tokens_asked=True)
-        return built
-
     try:
-        request = build(counter)
+        # Send first, count after, whenever nothing depends on the count: the vocabulary
+        # takes ~0.5 s to load. It then loads once the reply is in, off the stream's path.
+        request = state.build_request(counter, count_later=True)
     except ValueError as problem:  # e.g. an invalid trim policy
         return fail(str(problem), as_json)
 
-    async def prepare(tokenizer: ServerTokenizer) -> ChatRequest | None:
-        if count_after:  # nothing to decide: it fits, or trimming is off
-            return None
-        return await exact_trim(tokenizer, counter, messages, limit, build)
-
     stopped = _Stopped()
     with contextlib.ExitStack() as stack:
-        keeper = ReplyKeeper(_open_store(config, stack))
-        keeper.open_chat(messages, request.model)
+        history = ChatHistory(_open_store(config, stack), state, warn=_NotSaved())
+        stack.callback(history.close)  # a draft still open is saved as it stands
+        history.past_changed(create=True)  # the chat and its messages, before anything is sent
         client = open_client(stack, config, counter)
         if client is None:  # its one line is out; --json still gets its object
             if as_json and not json_printed:
@@ -356,27 +361,22 @@ def run(args: argparse.Namespace, config: Config) -> int:
                 failed = error_payload("usage", "the embedded demo endpoint did not start")
                 sys.stdout.write(json_text(failed) + "\n")
             return EXIT_USAGE
+        engine = EngineLink(lambda: open_endpoint(config), [config.model])
+        engine.client, engine.counter, engine.connected = client, counter, True
+        chat = Chat(state, history, engine)
         # Timestamps are taken on this thread; another one here (the embedded demo endpoint)
         # must not hold the interpreter for CPython's default 5 ms past an arrival.
         sys.setswitchinterval(0.001)
         finished = asyncio.run(
             _exchange(
-                client,
+                chat,
                 request,
-                keeper,
                 stopped,
                 show_reply=not as_json,
                 raw=raw,
                 show_reasoning=not getattr(args, "no_reasoning", False),
-                prepare=prepare,
             )
         )
-        if count_after:
-            # The vocabulary loads now, after the reply: the record gets its prompt counts.
-            from tui.engine.chat.request_builder import fill_prompt_counts
-
-            fill_prompt_counts(finished.record, request.messages, counter)
-        keeper.finish(finished)  # saved before anything more is written: stdout may be gone
 
     if stopped.broken_pipe and stopped.signal is None:
         raise BrokenPipeError  # main() exits quietly, as other Unix tools do
@@ -385,7 +385,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
         if as_json:
             json_printed = True
             payload = json_payload(
-                record, finished.text, chat_id=keeper.chat_id, reasoning=finished.reasoning
+                record, finished.text, chat_id=state.chat_id, reasoning=finished.reasoning
             )
             sys.stdout.write(json_text(payload) + "\n")
         elif finished.text and not finished.text.endswith("\n"):

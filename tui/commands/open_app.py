@@ -52,7 +52,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
     # them again and again before the first frame. The app freezes the start-up heap and
     # re-enables the collector once its warm-ups are done (tui/app/start_up.py).
     gc.disable()
-    from tui.app.app import FirstTokenApp
+    from tui.app.app import users_app
 
     def endpoint() -> Any:
         # Imported and opened by the app's warm-up thread, after the first frame: it may start
@@ -81,11 +81,11 @@ def run(args: argparse.Namespace, config: Config) -> int:
             error(problem)
             return EXIT_USAGE
 
-    app = FirstTokenApp(
+    app = users_app(
         config,
+        endpoint,
         messages=messages,
         store=store,
-        open_endpoint=endpoint,
         resume_chat=resume,
         history_problem=history_problem,
     )

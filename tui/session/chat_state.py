@@ -1,4 +1,4 @@
-"""UI-free chat state: the messages, the switches, the trim preview and send bookkeeping.
+"""A chat's state: the messages, the switches, the trim preview and send bookkeeping.
 
 The engine's trimmer and token counter are imported lazily (tiktoken's vocabulary is loaded off
 the UI thread by the app's warm-up), so importing this module costs nothing at start.
@@ -29,13 +29,13 @@ class TrimPreview:
     budget: int
     exact: bool
     trimming: bool
-    dropped_indices: frozenset[int]  # indices into ChatSession.messages
+    dropped_indices: frozenset[int]  # indices into ChatState.messages
     dropped_tokens: int
     over_budget: bool
 
 
 @dataclass
-class ChatSession:
+class ChatState:
     config: Config
     model: str
     messages: list[dict[str, Any]] = field(default_factory=list)
@@ -49,11 +49,14 @@ class ChatSession:
     # What each reply's block shows beside it (model, figures), by message index: the chat
     # shown again (a new system prompt) keeps them as they were when the reply arrived.
     reply_notes: dict[int, ReplyNote] = field(default_factory=dict)
+    # At most this many output tokens, asked for (`ask --max-tokens`): the request's class
+    # follows it. None: the configured limit, sent with every request.
+    max_tokens: int | None = None
 
     @classmethod
     def from_config(
         cls, config: Config, messages: list[dict[str, Any]] | None = None
-    ) -> ChatSession:
+    ) -> ChatState:
         return cls(
             config=config,
             model=config.model,
@@ -177,16 +180,18 @@ class ChatSession:
             self.reply_notes[index] = note
         return index
 
-    def build_request(self, counter: PromptCounter) -> ChatRequest:
-        """The request for the current messages, with this chat's switches, model and budget."""
-        from tui.engine.chat.request_builder import build_request
+    def build_request(self, counter: PromptCounter, *, count_later: bool = False) -> ChatRequest:
+        """The request for the current messages, with this chat's switches, model and budget.
+        With `count_later` a conversation nothing depends on counting (trimming off, or it
+        fits the budget whatever the tokenizer) is sent without counting it first."""
+        from dataclasses import replace
+
+        from tui.engine.chat.request_builder import build_request, uncounted_request
         from tui.wiring import request_settings
 
         settings = request_settings(self.config)
         if settings.trim_policy.strategy == "none" and self.trim_enabled:
             # Trimming switched on in a chat configured without it: the default strategy.
-            from dataclasses import replace
-
             policy = replace(settings.trim_policy, strategy="priority")
             settings = replace(settings, trim_policy=policy)
         messages = self.messages
@@ -196,15 +201,34 @@ class ChatSession:
             from tui.engine.bench import new_tag, tagged
 
             messages = tagged(messages, f"sample {new_tag()}")
-        return build_request(
-            messages,
-            settings,
-            counter,
-            trim_enabled=self.trim_enabled,
-            stream=self.streaming,
-            model=self.model,
-            budget=self.budget,
-        )
+        if count_later and self._fits_uncounted(messages):
+            request = uncounted_request(
+                messages,
+                model=self.model,
+                temperature=settings.temperature,
+                max_tokens=settings.max_tokens,
+                stream=self.streaming,
+                trim_enabled=self.trim_enabled,
+                budget=self.budget,
+            )
+        else:
+            request = build_request(
+                messages,
+                settings,
+                counter,
+                trim_enabled=self.trim_enabled,
+                stream=self.streaming,
+                model=self.model,
+                budget=self.budget,
+            )
+        if self.max_tokens is not None:
+            request = replace(request, max_tokens=self.max_tokens, max_tokens_asked=True)
+        return request
+
+    def _fits_uncounted(self, messages: list[dict[str, Any]]) -> bool:
+        from tui.engine.tokens.prompt_bound import fits_without_counting
+
+        return not self.trim_enabled or fits_without_counting(messages, self.budget)
 
     def holds_the_sample(self) -> bool:
         """Whether this chat is F6's bloated sample (its system prompt opens it)."""

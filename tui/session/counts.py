@@ -1,16 +1,17 @@
-"""The server's own prompt counts for the budget gauge and the trimmer, when its tokenizer
-answers (llama.cpp's `/tokenize`, vLLM's, llama-cpp-python's: tui/engine/tokens/server_counts.py).
+"""The server's own prompt counts, where its tokenizer answers (llama.cpp's `/tokenize`,
+vLLM's, llama-cpp-python's: tui/engine/tokens/server_counts.py), for every surface.
 
-The app never speaks HTTP itself: the engine's `ServerTokenizer` asks, over the engine client's
-own connection pool, on the engine's network loop; the UI awaits the outcome and shows the
-preview again. What the server counted is kept per message (by content), so after the first
-count only a changed draft is asked about. Until every message of the next request has the
-server's count, the gauge shows the calibrated local estimate with `≈`.
+What the server counted is kept per message (by content), so after the first count only a
+changed message is asked about. Once the server is known to have a tokenizer, the engine
+link's counter is a `ServerCounts` wrapping the local one, so a request is trimmed by the same
+counts the app's gauge shows; until every message of the next request has the server's count,
+the calibrated local estimate is shown with `≈`.
 
-Once the server is known to have a tokenizer, the engine link's counter is a `ServerCounts`
-wrapping the local one, so the request that is sent is trimmed by the same counts the gauge
-shows. Picking another model puts a local counter back (chat_screen's `_use_counter`); the
-next preview wraps it again for the new model.
+The server is never asked before a request: its tokenizer is probed once a request has been
+answered (this run or an earlier one), so the first request never waits behind the probe's
+requests. After a reply the server counts the prompt that was sent, for the record.
+Everything here runs on the engine's network loop when there is one (the app's), else on the
+caller's loop (`ask`).
 """
 
 from __future__ import annotations
@@ -19,19 +20,20 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from tui.engine.tokens.server_counts import NONE, ServerCounts, ServerTokenizer
+from tui.engine.tokens.server_counts import NONE, ServerCounts, ServerTokenizer, might_exceed
+from tui.session.network import run_on
 
 if TYPE_CHECKING:
-    from textual.app import App
-
-    from tui.app.chat_session import ChatSession, TrimPreview
-    from tui.app.start_up import EngineLink
+    from tui.engine.chat.events import Finished
+    from tui.engine.chat.request import ChatRequest
     from tui.engine.tokens.counter import TokenCounter
+    from tui.session.chat_state import ChatState, TrimPreview
+    from tui.session.engine_link import EngineLink
 
 
-def candidate_messages(session: ChatSession, draft: str) -> list[dict[str, Any]]:
+def candidate_messages(state: ChatState, draft: str) -> list[dict[str, Any]]:
     """The next request's messages if sent now with `draft`, as the preview counts them."""
-    messages = list(session.messages)
+    messages = list(state.messages)
     if draft.strip():
         messages.append({"role": "user", "content": draft})
     return messages
@@ -43,15 +45,17 @@ class ExactCounts:
         self._tokenizer: ServerTokenizer | None = None
         self._counts: ServerCounts | None = None
 
-    def _local(self) -> TokenCounter | None:
+    def local(self) -> TokenCounter | None:
+        """The local counter under the server's counts."""
         counter = self.engine.counter
         if isinstance(counter, ServerCounts):
             return counter.local
         return counter  # type: ignore[return-value]  # a TokenCounter: the only other kind
 
-    def _ready(self, model: str) -> ServerCounts | None:
-        """The counts for `model` (made anew when the model or the local counter changed)."""
-        local = self._local()
+    def ready(self, model: str) -> ServerCounts | None:
+        """The counts for `model` (made anew when the model or the local counter changed);
+        once the server is known to count, the engine link counts with them."""
+        local = self.local()
         client = self.engine.client
         if local is None or client is None:
             return None
@@ -67,24 +71,23 @@ class ExactCounts:
             self.engine.counter = self._counts
         return self._counts
 
-    def preview(self, session: ChatSession, draft: str) -> TrimPreview | None:
+    def preview(self, state: ChatState, draft: str) -> TrimPreview | None:
         """The trim preview with the server's counts where it has them; `exact` only when
         every message has the server's count (or the local counter is the model's own)."""
-        counts = self._ready(session.model)
-        local = self._local()
+        counts = self.ready(state.model)
+        local = self.local()
         if local is None:
             return None
         if counts is None or self.engine.counter is not counts:
-            return session.preview(draft, local)
-        preview = session.preview(draft, counts)
-        exact = counts.known(candidate_messages(session, draft))
+            return state.preview(draft, local)
+        preview = state.preview(draft, counts)
+        exact = counts.known(candidate_messages(state, draft))
         return dataclasses.replace(preview, exact=exact)
 
     def wanted(self, messages: Sequence[Mapping[str, Any]], may_probe: bool) -> bool:
         """Whether asking the server could make the count of `messages` exact. An endpoint +
         model not probed yet (this run or an earlier one) is probed only when `may_probe`:
-        as `ask` does, never before the first request has been answered, so the first
-        request never waits behind the probe's requests."""
+        never before the first request has been answered."""
         tokenizer, counts = self._tokenizer, self._counts
         if tokenizer is None or counts is None or not self.engine.connected:
             return False
@@ -96,13 +99,13 @@ class ExactCounts:
         return not counts.known(messages)
 
     async def learn(self, messages: Sequence[Mapping[str, Any]]) -> bool:
-        """Ask the server (on the engine's network loop) to count `messages`; True when every
-        one of them has the server's count now."""
+        """Ask the server to count `messages`; True when every one of them has the server's
+        count now."""
         tokenizer, counts = self._tokenizer, self._counts
         if tokenizer is None or counts is None:
             return False
         try:
-            await self.engine.network.call(tokenizer.learn(counts, list(messages)))
+            await run_on(self.engine.network, tokenizer.learn(counts, list(messages)))
         except Exception:  # ProbeFailed, ClientError: a count that failed leaves the estimate
             return False
         known = tokenizer.known
@@ -110,31 +113,45 @@ class ExactCounts:
             self.engine.counter = counts
         return counts.known(messages)
 
-    def count_later(
+    async def exact_request(
         self,
-        app: App[Any],
-        session: ChatSession,
-        draft: str,
-        then: Callable[[], None],
-        *,
-        may_probe: bool,
+        model: str,
+        messages: Sequence[Mapping[str, Any]],
+        budget: int,
+        rebuild: Callable[[ServerCounts], ChatRequest],
+    ) -> ChatRequest | None:
+        """The request trimmed with the server's counts, when an earlier run found the
+        server's tokenizer and the conversation might exceed `budget` (its UTF-8 size, which
+        bounds its token count, is over it); None to send the one built with local counts."""
+        counts = self.ready(model)
+        tokenizer = self._tokenizer
+        known = tokenizer.known if tokenizer is not None else None
+        if counts is None or known is None or known.api == NONE:
+            return None
+        if not might_exceed(messages, budget, known.framing, known.priming):
+            return None
+        if not await self.learn(messages):
+            return None
+        return rebuild(counts)
+
+    async def count_sent_prompt(
+        self, finished: Finished, sent: Sequence[Mapping[str, Any]]
     ) -> None:
-        """Have the server count the next request's messages, off the UI thread, and call
-        `then` (the preview again) once it has counted every one; a newer draft's count
-        replaces one still under way (`may_probe`: see `wanted`)."""
-        messages = candidate_messages(session, draft)
-        if not self.wanted(messages, may_probe):
+        """The server's count of the prompt that was `sent`, into the record (when it has a
+        tokenizer: the first time an endpoint + model is seen, this is when it is probed)."""
+        record = finished.record
+        if record.ttfb_ms is None:  # the server never answered: nothing to ask it
             return
-
-        async def count() -> None:
-            if await self.learn(messages):
-                then()
-
-        # The function, not a coroutine: a worker cancelled before it starts never makes one
-        # (Textual types an async function's coroutine as Coroutine[None, None, T]).
-        app.run_worker(
-            count,  # type: ignore[arg-type]
-            group="exact-counts",
-            exclusive=True,
-            exit_on_error=False,
-        )
+        self.ready(record.model)
+        tokenizer = self._tokenizer
+        if tokenizer is None:
+            return
+        known = tokenizer.known
+        if known is not None and known.api == NONE:
+            return
+        try:
+            counted = await run_on(self.engine.network, tokenizer.count_prompt(list(sent)))
+        except Exception:  # a count that failed is left out, never an error of the request
+            return
+        if counted is not None:
+            record.prompt_tokens_server, record.prompt_tokens_source = counted

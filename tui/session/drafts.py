@@ -1,10 +1,10 @@
-"""A reply that is still streaming, kept in the history as it grows.
+"""A reply that is still streaming, kept in the history as it grows (the app's and `ask`'s).
 
 Each reply under way has a draft: an *incomplete* record holding the exact text that has
 arrived so far. A saver thread writes every draft that grew every SAVE_EVERY_S, so SQLite is
-never on the per-token path nor on the UI's loop; a process killed with SIGKILL leaves what
-was saved up to SAVE_EVERY_S before, marked incomplete, and the next start shows it (see
-ChatHistory.chat). The reply's final save (ok, cancelled, stalled, failed, or cut short by
+never on the per-token path nor on the UI's or the stream's loop; a process killed with SIGKILL
+leaves what was saved up to SAVE_EVERY_S before, marked incomplete, and the next start shows it
+(see ChatHistory.chat). The reply's final save (ok, cancelled, stalled, failed, or cut short by
 quitting) replaces the draft with the engine's record, under the same lock, so a late draft
 can never come back after it. `save_soon()` (a signal handler's) has the thread save at once.
 """
@@ -22,10 +22,10 @@ from tui.engine.metrics.record import RequestRecord
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from tui.app.request_runner import RunState
-    from tui.app.untrusted import ReplyIntake
     from tui.engine.chat.request import ChatRequest
     from tui.engine.store.database import Store
+    from tui.session.intake import ReplyIntake
+    from tui.session.turn import RunState
 
 # Under the one second promised, so a loaded machine that wakes the thread late still keeps
 # what was on screen a second before a kill.
@@ -44,7 +44,7 @@ class Draft:
     done: bool = False  # the final record is in: no more drafts
 
     def reasoning(self) -> str:
-        return "".join(self.intake.reasoning[:])
+        return self.intake.reasoning()
 
 
 def draft_record(request: ChatRequest, host: str, simulated: bool) -> RequestRecord:
@@ -67,7 +67,6 @@ class ReplyDrafts:
         self._closed = False
         self._failed = False  # one warning, not one a second
         self._thread: threading.Thread | None = None
-        self.saves = 0  # draft saves made (tests read it)
 
     def begin(self, draft: Draft) -> Draft:
         with self._lock:
@@ -89,7 +88,7 @@ class ReplyDrafts:
             final()
 
     def save_due(self) -> None:
-        """Save every draft that grew since its last save (the thread's step; tests call it)."""
+        """Save every draft that grew since its last save (the thread's step)."""
         with self._lock:
             for draft in self._drafts:
                 self._save(draft)
@@ -143,4 +142,3 @@ class ReplyDrafts:
             self._warn(f"history not saved: {problem}")
             return
         draft.saved_length = len(text)
-        self.saves += 1

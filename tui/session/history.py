@@ -1,4 +1,4 @@
-"""The app's side of the history file: what is saved when, and the saved chats to reopen.
+"""A chat's side of the history file: what is saved when, and the saved chats to reopen.
 
 The chat is created at its first send, with every message so far (a loaded conversation
 too); each later message is appended; a change to the chat's past (a retried reply, a new
@@ -6,7 +6,7 @@ system prompt) rewrites the stored messages to match. A reply is filed under the
 was sent from, even when the screen has moved on. A failing history file is one warning,
 never a lost reply.
 
-A reply is saved while it streams too (reply_saving.py), as an incomplete record; a chat whose
+A reply is saved while it streams too (drafts.py), as an incomplete record; a chat whose
 last reply was cut off by a kill is reopened with that partial reply, marked incomplete.
 """
 
@@ -17,14 +17,25 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from tui.app.reply_saving import Draft, ReplyDrafts, draft_record
+from tui.session.drafts import Draft, ReplyDrafts, draft_record
 
 if TYPE_CHECKING:
-    from tui.app.chat_session import ChatSession
-    from tui.app.request_runner import RequestRunner
-    from tui.engine.chat.client import ChatClient
     from tui.engine.metrics.record import RequestRecord
     from tui.engine.store.database import Store
+    from tui.session.chat_state import ChatState
+    from tui.session.turn import Turn
+
+TITLE_LENGTH = 60
+
+
+def chat_title(messages: list[dict[str, Any]]) -> str:
+    """The latest user message's first line, shortened: what the chat lists show."""
+    for message in reversed(messages):
+        content = message.get("content")
+        if message.get("role") == "user" and isinstance(content, str) and content.strip():
+            line = content.strip().splitlines()[0]
+            return line if len(line) <= TITLE_LENGTH else line[: TITLE_LENGTH - 1] + "…"
+    return "chat"
 
 
 @dataclass(frozen=True)
@@ -54,12 +65,12 @@ class ChatHistory:
     def __init__(
         self,
         store: Store | None,
-        session: ChatSession,
+        state: ChatState,
         warn: Callable[[str], None],
         unsaved: Callable[[str], None] | None = None,
     ) -> None:
         self.store = store
-        self.session = session
+        self.state = state
         self._warn = warn
         # A save that failed: said persistently by the app (history_warning.py).
         self._unsaved = unsaved or warn
@@ -68,45 +79,49 @@ class ChatHistory:
 
     def _warn_from_thread(self, message: str) -> None:
         """The saver thread's warnings, shown by the UI's loop."""
-        if self._loop is not None:
-            self._loop.call_soon_threadsafe(self._unsaved, message)
+        loop = self._loop
+        if loop is None or loop.is_closed():  # a headless run whose loop has ended
+            self._unsaved(message)
+        else:
+            loop.call_soon_threadsafe(self._unsaved, message)
 
     def message_sent(self, message: dict[str, Any]) -> None:
-        """`message` was just added to the ChatSession and is about to be sent."""
+        """`message` was just added to the ChatState and is about to be sent."""
         if self.store is None:
             return
         try:
-            if self.session.chat_id is None:
+            if self.state.chat_id is None:
                 self._create_chat()  # with every message so far, this one included
             else:
-                self.store.add_message(self.session.chat_id, message)
+                self.store.add_message(self.state.chat_id, message)
         except Exception as error:  # history is not worth losing the reply over
             self._unsaved(f"history not saved: {error}")
 
     def past_changed(self, create: bool = False) -> None:
         """The stored chat follows a change to its past; with `create`, a conversation not
         saved yet (loaded, then sent as it stands) becomes a chat."""
-        if self.store is None or (self.session.chat_id is None and not create):
+        if self.store is None or (self.state.chat_id is None and not create):
             return
         try:
-            if self.session.chat_id is None:
+            if self.state.chat_id is None:
                 self._create_chat()
             else:
-                self.store.sync_messages(self.session.chat_id, self.session.messages)
+                self.store.sync_messages(self.state.chat_id, self.state.messages)
         except Exception as error:
             self._unsaved(f"history not saved: {error}")
 
-    def reply_started(self, runner: RequestRunner, client: ChatClient) -> Draft | None:
+    def reply_started(self, turn: Turn) -> Draft | None:
         """A request was just handed to the engine: its reply is saved as it streams."""
         if self.drafts is None:
             return None
         self._loop = asyncio.get_running_loop()
+        client = turn.client
         return self.drafts.begin(
             Draft(
-                chat_id=runner.chat_id,
-                record=draft_record(runner.request, client.host, client.simulated),
-                intake=runner.intake,
-                state=runner.state,
+                chat_id=turn.chat_id,
+                record=draft_record(turn.request, client.host, client.simulated),
+                intake=turn.intake,
+                state=turn.state,
             )
         )
 
@@ -209,13 +224,7 @@ class ChatHistory:
 
     def _create_chat(self) -> None:
         assert self.store is not None
-        title = next(
-            (
-                str(message.get("content") or "")[:60]
-                for message in reversed(self.session.messages)
-                if message.get("role") == "user"
-            ),
-            "",
+        self.state.chat_id = self.store.new_chat(
+            chat_title(self.state.messages), self.state.model
         )
-        self.session.chat_id = self.store.new_chat(title or "chat", self.session.model)
-        self.store.sync_messages(self.session.chat_id, self.session.messages)
+        self.store.sync_messages(self.state.chat_id, self.state.messages)

@@ -1,25 +1,23 @@
-"""Drives the engine client for one request and turns its events into cheap state.
+"""One turn: a request handed to the engine, its reply streaming in, its outcome.
 
-The client lives on a private event loop in a daemon thread (`NetworkLoop`), so the request
-leaves the moment Enter is handled, whatever the UI is busy mounting or painting, and every
-receipt time is stamped by a loop that never waits for a frame. Per Delta the network side
-does three attribute writes and a `ReplyWriter.feed` (a deque append): no widget calls, no
-messages posted, no per-token cross-thread calls. The side panel reads `state` on a ~10 Hz
-timer; the UI awaits only the final `Finished`.
+The client runs on the app's network loop (network.py) or, headless, on the caller's own loop.
+Per delta the network side does a few attribute writes and hands the text to the surface's
+`ReplySink` (the app's coalescing writer, `ask`'s stdout): no widget call, no message posted,
+no per-token cross-thread call. Whatever shows the figures reads `state` (receipt times the
+engine stamped, never render times) as often as it likes; the surface awaits only the end.
+
+A turn is built and filed by its `Chat` (chat.py): the request counted and trimmed before it
+leaves, the reply saved as a draft while it streams, the record and the reply kept at the end.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import contextlib
-import threading
 import time
-from collections.abc import Coroutine
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Protocol
 
-from tui.app.untrusted import ReplyIntake
 from tui.engine.chat.events import (
     Delta,
     Finished,
@@ -31,65 +29,53 @@ from tui.engine.chat.events import (
     Retrying,
     UsageReported,
 )
-from tui.engine.text.inert import inert, inert_line
+from tui.engine.text.inert import inert_line
+from tui.session.intake import ReplyIntake
 
 if TYPE_CHECKING:
-    from tui.app.reply_saving import Draft
-    from tui.app.widgets.reply_writer import ReplyWriter
     from tui.engine.chat.client import ChatClient
-from tui.engine.chat.request import ChatRequest
-
-T = TypeVar("T")
-
-
-class NetworkLoop:
-    """An asyncio loop in a daemon thread, owned by the app, where the engine client runs."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._serve, name="firsttoken-network", daemon=True)
-        self._thread.start()
-
-    def _serve(self) -> None:
-        asyncio.set_event_loop(self.loop)
-        self.loop.run_forever()
-
-    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop)
-
-    async def call(self, coro: Coroutine[Any, Any, T]) -> T:
-        """Run `coro` on the network loop and await its result from the calling loop."""
-        return await asyncio.wrap_future(self.submit(coro))
-
-    def call_soon(self, callback: Any, *args: Any) -> None:
-        self.loop.call_soon_threadsafe(callback, *args)
-
-    def stop(self, timeout: float = 2.0) -> None:
-        """Cancel what still runs on the loop (a model list nobody waits for any more), let
-        it end, then stop the loop and its thread. Stopped with a task pending, the loop
-        would leave it to be destroyed with a warning when the process ends."""
-        if self.loop.is_running():
-            ended = asyncio.run_coroutine_threadsafe(_cancel_the_others(), self.loop)
-            with contextlib.suppress(concurrent.futures.TimeoutError):
-                ended.result(timeout)
-            self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(timeout)
+    from tui.engine.chat.request import ChatRequest
+    from tui.session.drafts import Draft
+    from tui.session.network import NetworkLoop
 
 
-async def _cancel_the_others() -> None:
-    """Cancel every other task of the running loop and wait for them to end."""
-    current = asyncio.current_task()
-    others = [task for task in asyncio.all_tasks() if task is not current]
-    for task in others:
-        task.cancel()
-    await asyncio.gather(*others, return_exceptions=True)
+class ReplySink(Protocol):
+    """Where a surface takes the reply as it streams; called on the network side."""
+
+    def text(self, shown: str) -> None:
+        """A piece of the answer (inert unless the turn is raw)."""
+
+    def reasoning(self, shown: str) -> None:
+        """A piece of the model's thinking."""
+
+    def answer_started(self) -> None:
+        """The first answer token came, after any thinking."""
+
+    def ended(self) -> None:
+        """The stream is over (the engine's Finished is next)."""
+
+
+class QuietSink:
+    """A sink that takes everything and does nothing: subclass what a surface shows."""
+
+    def text(self, shown: str) -> None:
+        return None
+
+    def reasoning(self, shown: str) -> None:
+        return None
+
+    def answer_started(self) -> None:
+        return None
+
+    def ended(self) -> None:
+        return None
 
 
 @dataclass(slots=True)
 class RunState:
     """Receipt times (perf_counter seconds) the engine stamped; never render times."""
 
-    sent_at: float  # when the app handed the request over (the live counter's zero until
+    sent_at: float  # when the turn handed the request over (the live counter's zero until
     #                 the engine's own RequestStarted arrives)
     started_at: float | None = None
     first_byte_at: float | None = None
@@ -100,8 +86,8 @@ class RunState:
     retry_reason: str | None = None
     usage_prompt_tokens: int | None = None
     finished: Finished | None = None
-    # The thinking's deltas as they came (only appended, on the network side): the reply's
-    # reasoning block reads them (reasoning_block.py).
+    # The thinking's deltas as they came (only appended, on the network side): the app's
+    # reasoning block reads them a few times a second.
     reasoning: list[str] = field(default_factory=list)
     # The answer's first token (after any reasoning), and the last pause the engine saw (it is
     # over once a token arrived after `paused_at`).
@@ -110,55 +96,87 @@ class RunState:
     paused_at: float | None = None
 
 
-class RequestRunner:
+class Turn:
     def __init__(
         self,
         client: ChatClient,
         request: ChatRequest,
-        writer: ReplyWriter,
+        sink: ReplySink,
+        *,
         network: NetworkLoop | None = None,
+        raw: bool = False,
     ) -> None:
         self.client = client
         self.request = request
-        self.writer = writer
-        # The exact text for the history; inert text for the writer (server text is untrusted).
-        self.intake = ReplyIntake(writer.feed)
+        self.sink = sink
+        self.intake = ReplyIntake(sink.text, sink.reasoning, raw=raw)
         self.network = network
-        self.cancel_event = asyncio.Event()  # waited on by the client, on the network loop
+        self.cancel_event = asyncio.Event()  # waited on by the client, on its loop
         self.state = RunState(sent_at=time.perf_counter())
         self._future: concurrent.futures.Future[Finished] | None = None
+        self._task: asyncio.Future[Finished] | None = None
         self.chat_id: int | None = None  # the stored chat the reply belongs to
-        self.conversation = 0  # ChatSession.conversation when it was sent
-        self.saved = False  # its record (and reply) are in the store
+        self.conversation = 0  # ChatState.conversation when it was sent
         self.draft: Draft | None = None  # its reply as saved while it streams
+        self.filed = False  # its record (and reply) are in the store
 
     def start(self) -> None:
-        """Send now (on the network loop); `run()` later awaits the outcome."""
-        if self.network is not None and self._future is None:
+        """Send now; `outcome()` awaits the end. On the network loop the request leaves at
+        once; headless it leaves when the caller's loop next runs."""
+        if self._future is not None or self._task is not None:
+            return
+        if self.network is not None:
             self._future = self.network.submit(self._consume())
+        else:
+            self._task = asyncio.ensure_future(self._consume())
 
     def cancel(self) -> None:
+        """Stop the reply the engine's way: it ends with a cancelled record and what arrived."""
         if self.network is not None:
             self.network.call_soon(self.cancel_event.set)
         else:
             self.cancel_event.set()
 
+    async def outcome(self) -> Finished:
+        """The engine's Finished (awaited on the caller's loop)."""
+        self.start()
+        if self._task is not None:
+            finished = await self._task
+        else:
+            assert self._future is not None
+            try:
+                # Shielded: a cancelled caller (the app closing) must not kill the request
+                # on the network loop mid-read, which would leave no outcome and no record.
+                # It is cancelled the engine's way instead, which ends with its record.
+                finished = await asyncio.shield(asyncio.wrap_future(self._future))
+            except asyncio.CancelledError:
+                self.cancel()
+                raise
+        self.state.finished = finished
+        return finished
+
     async def stop(self, timeout_s: float) -> Finished | None:
         """Cancel, and wait up to `timeout_s` for the engine's outcome (a cancelled record
-        with whatever arrived): what a closing app still saves. None: no outcome in time."""
+        with whatever arrived): what a closing surface still saves. None: no outcome in time."""
         self.cancel()
         if self.state.finished is not None:
             return self.state.finished
-        if self._future is None or self._future.cancelled():
+        waiting: asyncio.Future[Finished]
+        if self._task is not None:
+            waiting = self._task
+        elif self._future is not None and not self._future.cancelled():
+            waiting = asyncio.wrap_future(self._future)
+        else:
             return None
         try:
-            return await asyncio.wait_for(asyncio.wrap_future(self._future), timeout_s)
+            return await asyncio.wait_for(asyncio.shield(waiting), timeout_s)
         except asyncio.TimeoutError:
             return None
 
     async def _consume(self) -> Finished:
         state = self.state
-        feed = self.intake.feed
+        intake = self.intake
+        feed = intake.feed
         finished: Finished | None = None
         async for event in self.client.stream(self.request, self.cancel_event):
             kind = type(event)
@@ -169,13 +187,15 @@ class RequestRunner:
                     feed(event.text)  # type: ignore[union-attr]
                 elif event.kind == "reasoning":  # type: ignore[union-attr]
                     state.reasoning.append(event.text)  # type: ignore[union-attr]
-                    self.intake.feed_reasoning(event.text)  # type: ignore[union-attr]
+                    intake.feed_reasoning(event.text)  # type: ignore[union-attr]
             elif kind is FirstToken:
                 state.first_token_at = event.at
             elif kind is FirstByte:
                 state.first_byte_at = event.at
             elif kind is FirstAnswerToken:
                 state.first_answer_at = event.at
+                intake.end_reasoning()
+                self.sink.answer_started()
             elif kind is RequestStarted:
                 if state.started_at is None:  # TTFT counts from the first attempt, retries in
                     state.started_at = event.at
@@ -189,27 +209,7 @@ class RequestRunner:
                 state.paused_at = event.at
             elif kind is Finished:
                 finished = event  # type: ignore[assignment]
-                self.intake.end()
-                self.writer.end()  # the tail is written now, not after the throttle pause
+                intake.end()
+                self.sink.ended()  # the tail is shown now, not after a throttle's pause
         assert finished is not None, "the client always ends with Finished"
-        return finished
-
-    async def run(self, ready: Any = None) -> Finished:
-        """Await the reply (UI loop): the writer flushes meanwhile; then the final render."""
-        self.writer.start(ready)
-        if self.network is None:
-            finished = await self._consume()
-        else:
-            self.start()
-            assert self._future is not None
-            try:
-                # Shielded: a cancelled caller (the app closing) must not kill the request
-                # on the network loop mid-read, which would leave no outcome and no record.
-                # It is cancelled the engine's way instead, which ends with its record.
-                finished = await asyncio.shield(asyncio.wrap_future(self._future))
-            except asyncio.CancelledError:
-                self.cancel()
-                raise
-        self.state.finished = finished
-        await self.writer.finish(inert(finished.text))
         return finished

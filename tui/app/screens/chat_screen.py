@@ -17,7 +17,6 @@ from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
 from textual.widgets import Footer, Header, TextArea
 
-from tui.app.exact_counts import ExactCounts
 from tui.app.keymap import CHAT_BINDINGS
 from tui.app.model_choice import (
     CHAT,
@@ -44,15 +43,16 @@ from tui.app.widgets.chat_log import ChatLog
 from tui.app.widgets.latency_panel import LatencyPanel
 from tui.app.widgets.prompt_input import PromptInput
 from tui.app.widgets.ttft_history import HISTORY_LENGTH, TtftSample
+from tui.session.counts import candidate_messages
 
 if TYPE_CHECKING:
-    from tui.app.chat_history import ChatHistory
-    from tui.app.chat_session import ChatSession, TrimPreview
     from tui.app.preferences import Preferences, PromptHistory
-    from tui.app.start_up import EngineLink
     from tui.config import Config
     from tui.engine.metrics.record import RequestRecord
     from tui.engine.tokens.counter import TokenCounter
+    from tui.session.chat import Chat
+    from tui.session.chat_state import TrimPreview
+    from tui.session.engine_link import EngineLink
 
 NARROW_WIDTH = 100  # below this many columns the side panel starts collapsed
 PREVIEW_DEBOUNCE_S = 0.15
@@ -75,35 +75,30 @@ class ChatScreen(RenderScreen):
         self,
         *,
         config: Config,
-        session: ChatSession,
-        history: ChatHistory,
-        engine: EngineLink,
+        chat: Chat,
         preferences: Preferences,
         prompt_history: PromptHistory | None,
-        remember: bool,
         resume_chat: int | None = None,
     ) -> None:
         super().__init__()
         self.config = config
-        self.session = session
-        self.history = history
-        self.engine = engine
+        self.chat = chat
+        self.state = chat.state
+        self.engine = chat.engine
         self.preferences = preferences
         self.prompt_history = prompt_history
-        self.remember = remember  # False: preferences are not saved (tests)
         self._resume_chat = resume_chat  # a saved chat to open once the first frame is out
-        self.turn = ReplyTurn(self, session, history, engine, prompt_history)
+        self.turn: ReplyTurn | None = None  # once its widgets are mounted
         self.preview: TrimPreview | None = None
         self.last_record: RequestRecord | None = None
         self._preview_timer: Timer | None = None
         # The user's F10 beats the width rule until the terminal crosses it.
         self.panel_fit = PanelFit(NARROW_WIDTH, preferences.side_panel_collapsed)
-        self.exact_counts = ExactCounts(engine)  # the server's own counts, for the gauge
         self.mounted = asyncio.Event()  # its widgets are there and the prompt has the focus
 
     @property
     def busy(self) -> bool:
-        return self.turn.busy
+        return self.turn is not None and self.turn.busy
 
     # -- layout ------------------------------------------------------------------------------
 
@@ -129,11 +124,15 @@ class ChatScreen(RenderScreen):
         panel.show_prompt(None, False)
         self.fit_panel(self.app.size.width)
         self.call_after_refresh(panel.fill)  # its widgets come right after the first frame
-        if self.session.messages:
-            self.query_one(ChatLog).add_messages(shown_messages(self.session.messages))
+        log = self.query_one(ChatLog)
+        if self.state.messages:
+            log.add_messages(shown_messages(self.state.messages))
+        prompt = self.query_one(PromptInput)
+        self.turn = ReplyTurn(
+            self.app, self.chat, log, prompt, panel, self.prompt_history, self._reply_finished
+        )
         # On the app, as the reply's workers: the screen's own queue carries its frames.
         self.app.set_interval(PANEL_TICK_S, self.turn.tick)
-        prompt = self.query_one(PromptInput)
         prompt.on_submit = self.turn.submit
         prompt.focus()
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
@@ -151,7 +150,7 @@ class ChatScreen(RenderScreen):
         # "simulated" first: a narrow terminal cuts the title's end, and with the panel
         # collapsed the title is what says the figures are simulated.
         simulated = "simulated · " if self.simulated else ""
-        model = shown_line(self.session.model)
+        model = shown_line(self.state.model)
         return f"{simulated}{model} · {shown_line(host_label(self.engine, self.config))}"
 
     def engine_opened(self) -> None:
@@ -176,11 +175,11 @@ class ChatScreen(RenderScreen):
 
     def _show_endpoint(self) -> None:
         host = host_label(self.engine, self.config)
-        model = shown_line(self.session.model)
+        model = shown_line(self.state.model)
         self.query_one(LatencyPanel).show_endpoint(model, shown_line(host), self.simulated)
 
     def _show_switches(self) -> None:
-        s = self.session
+        s = self.state
         self.query_one(LatencyPanel).show_switches(
             trimming=s.trim_enabled,
             streaming=s.streaming,
@@ -216,13 +215,35 @@ class ChatScreen(RenderScreen):
         prompt = self.query_one_optional(PromptInput)
         if self.engine.counter is None or prompt is None:
             return  # the engine is not ready yet, or the app is closing (a late debounce timer)
-        self.preview = self.exact_counts.preview(self.session, prompt.text)
+        counts = self.chat.counts
+        self.preview = counts.preview(self.state, prompt.text)
         self._show_preview()
         # The server's tokenizer is probed once a request has been answered (never before).
-        answered = self.last_record is not None
-        self.exact_counts.count_later(
-            self.app, self.session, prompt.text, self.update_preview, may_probe=answered
+        messages = candidate_messages(self.state, prompt.text)
+        if counts.wanted(messages, may_probe=self.last_record is not None):
+            self._count_exactly(messages)
+
+    def _count_exactly(self, messages: list[dict[str, Any]]) -> None:
+        """Have the server count the next request's messages, off the UI thread, and show
+        the preview again once it has counted every one; a newer draft's count replaces one
+        still under way."""
+
+        async def count() -> None:
+            if await self.chat.counts.learn(messages):
+                self.update_preview()
+
+        # The function, not a coroutine: a worker cancelled before it starts never makes one
+        # (Textual types an async function's coroutine as Coroutine[None, None, T]).
+        self.app.run_worker(
+            count,  # type: ignore[arg-type]
+            group="exact-counts",
+            exclusive=True,
+            exit_on_error=False,
         )
+
+    def _reply_finished(self, record: RequestRecord) -> None:
+        self.last_record = record
+        self.update_preview()
 
     def _show_preview(self) -> None:
         preview = self.preview
@@ -266,12 +287,12 @@ class ChatScreen(RenderScreen):
     ) -> bool:
         """Show this conversation (a saved chat's when `chat_id` is given: what is sent next
         is added to it); False if another was loaded before it was on screen."""
-        self.session.start_over(messages, reply_notes)
-        self.session.chat_id = chat_id
-        conversation = self.session.conversation
-        shown_now = shown_messages(self.session.messages)
+        self.state.start_over(messages, reply_notes)
+        self.state.chat_id = chat_id
+        conversation = self.state.conversation
+        shown_now = shown_messages(self.state.messages)
         await self.query_one(ChatLog).show_messages(shown_now, reply_notes)
-        if self.session.conversation != conversation:
+        if self.state.conversation != conversation:
             return False
         self.update_preview()
         self.prepare_turn()
@@ -279,17 +300,17 @@ class ChatScreen(RenderScreen):
 
     async def open_chat(self, chat_id: int | None) -> None:
         """Show a saved chat, to carry on in it (None: nothing chosen)."""
-        if chat_id is None or chat_id == self.session.chat_id:
+        if chat_id is None or chat_id == self.state.chat_id:
             return
-        saved = self.history.chat(chat_id)
+        saved = self.chat.history.chat(chat_id)
         if saved is None:
             return
-        self.turn.cancel()  # its record is filed under the chat it was sent from
+        self.action_cancel()  # its record is filed under the chat it was sent from
         # Each reply shows its model and figures again, as it did when it arrived.
         notes = saved_reply_notes(saved, reply_status)
         if not await self.load_messages(saved.messages, reply_notes=notes, chat_id=chat_id):
             return
-        if saved.records and saved.records[-1].model != self.session.model:
+        if saved.records and saved.records[-1].model != self.state.model:
             self.use_model(saved.records[-1].model, CHAT)  # the chat goes on with its model
             if self.engine.connected:
                 self.check_model()
@@ -308,32 +329,34 @@ class ChatScreen(RenderScreen):
         self.query_one(PromptInput).action_submit()
 
     def action_cancel(self) -> None:
-        self.turn.cancel()
+        if self.turn is not None:
+            self.turn.cancel()
 
     def action_retry(self) -> None:
-        self.turn.retry()
+        if self.turn is not None:
+            self.turn.retry()
 
     def action_toggle_trimming(self) -> None:
-        self.session.trim_enabled = not self.session.trim_enabled
+        self.state.trim_enabled = not self.state.trim_enabled
         self._show_switches()
         self.update_preview()
-        state = "on" if self.session.trim_enabled else "off"
+        state = "on" if self.state.trim_enabled else "off"
         self.notify(f"trimming {state} for the next request", timeout=2)
 
     def action_toggle_streaming(self) -> None:
-        self.session.streaming = not self.session.streaming
+        self.state.streaming = not self.state.streaming
         self._show_switches()
-        state = "on" if self.session.streaming else "off"
+        state = "on" if self.state.streaming else "off"
         self.notify(f"streaming {state} for the next request", timeout=2)
 
     def action_budget(self, steps: int) -> None:
-        self.session.change_budget(steps)
+        self.state.change_budget(steps)
         self._show_switches()
         self.update_preview()
 
     async def action_new_chat(self) -> None:
-        self.turn.cancel()
-        kept, notice = self.session.new_chat_start(self.engine.counter)
+        self.action_cancel()
+        kept, notice = self.state.new_chat_start(self.engine.counter)
         self.last_record = None
         if not await self.load_messages(kept):
             return  # another chat was opened meanwhile: the panel is its
@@ -344,13 +367,13 @@ class ChatScreen(RenderScreen):
     def action_open_chat(self) -> None:
         from tui.app.screens.chat_picker import ChatPicker
 
-        chats = self.history.chats()
+        chats = self.chat.history.chats()
         if chats is None:
             return
         if not chats:
             self.notify("no saved chats yet: a chat is saved when its first message is sent")
             return
-        self.app.push_screen(ChatPicker(shown_chats(chats), self.session.chat_id), self.open_chat)
+        self.app.push_screen(ChatPicker(shown_chats(chats), self.state.chat_id), self.open_chat)
 
     async def action_load_sample(self) -> None:
         if self.busy:
@@ -366,20 +389,20 @@ class ChatScreen(RenderScreen):
     def action_switch_model(self) -> None:
         from tui.app.screens.model_picker import ModelPicker
 
-        self.app.push_screen(ModelPicker(self.engine.models, self.session.model), self._set_model)
+        self.app.push_screen(ModelPicker(self.engine.models, self.state.model), self._set_model)
 
     def _set_model(self, model: str | None) -> None:
-        if not model or model == self.session.model:
+        if not model or model == self.state.model:
             return
         self.use_model(model, PICKED)
-        if self.remember:  # for this endpoint only: the model belongs to it
-            self.preferences.remember_model(endpoint_key(self.config), model)
-            self.preferences.save()
+        # For this endpoint only: the model belongs to it.
+        self.preferences.remember_model(endpoint_key(self.config), model)
+        self.preferences.save()
         self.notify(f"model: {model}", timeout=2)
 
     def use_model(self, model: str, source: str) -> None:
         """Send with `model` from now on: the header, the panel and the token count follow."""
-        self.session.model, self.session.model_source = model, source
+        self.state.model, self.state.model_source = model, source
         self.app.sub_title = self.endpoint_label()
         self._show_endpoint()
         self._load_counter(model)
@@ -387,11 +410,11 @@ class ChatScreen(RenderScreen):
     def check_model(self) -> None:
         """A model the user did not set (remembered, or a reopened chat's) that the endpoint
         does not list is not used silently: say so, and use the configured one."""
-        choice = ModelChoice(self.session.model, self.session.model_source)
+        choice = ModelChoice(self.state.model, self.state.model_source)
         notice = unlisted_notice(choice, self.engine.listed_models, self.config.model)
         if notice is None:
             return
-        if choice.source == REMEMBERED and self.remember:
+        if choice.source == REMEMBERED:
             self.preferences.forget_model(endpoint_key(self.config))
             self.preferences.save()
         self.use_model(self.config.model, CONFIGURED)
@@ -406,7 +429,7 @@ class ChatScreen(RenderScreen):
         self.app.call_from_thread(self._use_counter, model, counter)
 
     def _use_counter(self, model: str, counter: TokenCounter) -> None:
-        if model == self.session.model:
+        if model == self.state.model:
             self.engine.counter = counter
             self.update_preview()
 
@@ -447,7 +470,7 @@ class ChatScreen(RenderScreen):
         self.notify(f"copied the last code block ({len(code.splitlines())} lines)", timeout=2)
 
     def _last_reply_text(self) -> str | None:
-        for message in reversed(self.session.messages):
+        for message in reversed(self.state.messages):
             if message.get("role") == "assistant" and message.get("content"):
                 return str(message["content"])
         return None
@@ -455,20 +478,20 @@ class ChatScreen(RenderScreen):
     def action_system_prompt(self) -> None:
         from tui.app.screens.system_prompt import SystemPromptScreen
 
-        prompt = SystemPromptScreen(shown(self.session.system_prompt or ""))
+        prompt = SystemPromptScreen(shown(self.state.system_prompt or ""))
         self.app.push_screen(prompt, self._set_system)
 
     def _set_system(self, text: str | None) -> None:
         if text is None:
             return
-        self.session.set_system_prompt(text.strip())
-        self.history.past_changed()
+        self.state.set_system_prompt(text.strip())
+        self.chat.history.past_changed()
         self.call_later(self._reload_chat)
 
     async def _reload_chat(self) -> None:
         # The replies keep their model and figures (ChatSession.reply_notes).
         await self.query_one(ChatLog).show_messages(
-            shown_messages(self.session.messages), self.session.reply_notes
+            shown_messages(self.state.messages), self.state.reply_notes
         )
         self.update_preview()
         self.prepare_turn()
@@ -476,9 +499,8 @@ class ChatScreen(RenderScreen):
     def action_toggle_panel(self) -> None:
         visible = self.panel_fit.toggle(self.app.size.width, self.query_one(LatencyPanel).display)
         self.query_one(LatencyPanel).display = visible
-        if self.remember:
-            self.preferences.side_panel_collapsed = not visible
-            self.preferences.save()
+        self.preferences.side_panel_collapsed = not visible
+        self.preferences.save()
 
     def fit_panel(self, width: int) -> None:
         """The terminal is `width` columns wide now: the panel shows if it fits, unless the

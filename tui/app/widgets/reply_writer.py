@@ -66,7 +66,7 @@ class ReplyWriter:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[None] | None = None
         self._ready: asyncio.Future[object] | None = None
-        self.flushes = 0  # how many appends reached the widget (tests and benchmarks read it)
+        self.writes = 0  # appends that reached the widget: the pause after each follows their count
         # Called once, when the first text arrives: after it is in the widget, or at once if
         # it is markup alone and held back (the first word is then a token away, time enough
         # to paint what waits for it, e.g. Enter's frame).
@@ -121,10 +121,10 @@ class ReplyWriter:
                 if self._ended.is_set():
                     if self._held:
                         await self._write(self._take())
-                    if self.flushes != self._painted_write:
+                    if self.writes != self._painted_write:
                         # The stream ended while the last write was under way: its words are
                         # the last words, painted now.
-                        self._painted_write = self.flushes
+                        self._painted_write = self.writes
                         self.paint_now()
                     return  # everything written: the flusher ends by itself, never cancelled
                 self._idle = True  # announce first, then look: no wake-up can be lost
@@ -134,7 +134,7 @@ class ReplyWriter:
                 self._wake.clear()
                 continue  # look again: the wake-up may be the end of the stream
             chunk = self._take()
-            if not self.flushes and not self._ended.is_set() and not _VISIBLE.search(chunk):
+            if not self.writes and not self._ended.is_set() and not _VISIBLE.search(chunk):
                 # Markup alone ("##", "```") shows nothing: a write (and its frame) would be
                 # spent on it. Held for the next token; the end of the stream writes it anyway.
                 self._held = chunk
@@ -144,7 +144,7 @@ class ReplyWriter:
             if chunk:
                 started = time.perf_counter()
                 await self._write(chunk)
-                pause = pause_after_write(self.flushes, time.perf_counter() - started, pause)
+                pause = pause_after_write(self.writes, time.perf_counter() - started, pause)
             # Throttle: whatever arrives during this pause goes out in the next single write;
             # the end of the stream cuts the pause short.
             if not self._ended.is_set():
@@ -154,13 +154,13 @@ class ReplyWriter:
     def writing(self, within_s: float) -> bool:
         """Writes are flowing: the last one was less than `within_s` ago, and more follow."""
         return (
-            self.flushes > 0
+            self.writes > 0
             and not self._ended.is_set()
             and time.perf_counter() - self._last_write_at < within_s
         )
 
     async def _write(self, chunk: str) -> None:
-        self.flushes += 1
+        self.writes += 1
         # Taken before the append: a stream that ends during it has a tail write to come
         # (or the flusher's end), which paints the last words once.
         last = self._ended.is_set()
@@ -168,8 +168,8 @@ class ReplyWriter:
         # Shielded: cancelling the flusher mid-write must not abandon the widget's append.
         await asyncio.shield(self._append(chunk))
         self._first_text_arrived()
-        if self.flushes == 1 or last:
-            self._painted_write = self.flushes
+        if self.writes == 1 or last:
+            self._painted_write = self.writes
             self.paint_now()  # the first words, the last words
 
     def _first_text_arrived(self) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 
-from tui.app.request_runner import NetworkLoop
+from tui.session.network import NetworkLoop
 
 
 async def test_stopping_the_loop_ends_what_still_runs_on_it() -> None:
