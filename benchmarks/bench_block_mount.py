@@ -23,8 +23,8 @@ from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown
 
+from tui.app.chat.message_view import AssistantMessage
 from tui.app.render.reply_blocks import shared_parser
-from tui.app.widgets.message_view import AssistantMessage
 from tui.demo.reply import offline_reply
 
 STEP = 3_000

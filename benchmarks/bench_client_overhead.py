@@ -27,8 +27,9 @@ sys.path.insert(0, str(ROOT))
 
 from demo_process import base_url_of  # noqa: E402
 
-from tui.engine.chat.client import ChatClient, ChatRequest  # noqa: E402
+from tui.engine.chat.client import ChatClient  # noqa: E402
 from tui.engine.chat.events import Finished  # noqa: E402
+from tui.engine.chat.request import ChatRequest  # noqa: E402
 from tui.engine.metrics.record import percentile  # noqa: E402
 
 MESSAGES = [{"role": "user", "content": "How fast is the first token? reply 16 tokens"}]

@@ -32,8 +32,9 @@ sys.path.insert(0, str(ROOT))
 
 from demo_process import base_url_of  # noqa: E402
 
-from tui.engine.chat.client import ChatClient, ChatRequest  # noqa: E402
+from tui.engine.chat.client import ChatClient  # noqa: E402
 from tui.engine.chat.events import Delta, Finished  # noqa: E402
+from tui.engine.chat.request import ChatRequest  # noqa: E402
 
 MODEL = "demo-model"
 MAX_TOKENS = 8192

@@ -18,10 +18,12 @@ import asyncio
 import dataclasses
 import statistics
 import time
+from contextlib import nullcontext
 from typing import Any
 
 from tui.app.app import FirstTokenApp
-from tui.app.widgets import chat_log
+from tui.app.chat import chat_log
+from tui.app.preferences import Preferences
 from tui.config import ConfigFlags, load_config
 from tui.demo.latency_model import latency_model
 from tui.demo.reply import offline_reply
@@ -55,7 +57,12 @@ async def reply_cpu(base_url: str, turns: int) -> float:
     # A budget the whole chat fits in: this measures rendering, not trimming.
     config = dataclasses.replace(config, token_budget=200_000)
     endpoint = Endpoint(base_url=base_url, api_key="demo", simulated=True)
-    app = FirstTokenApp(config, endpoint, remember=False)
+    app = FirstTokenApp(
+        config,
+        lambda: nullcontext(endpoint),
+        preferences=Preferences.in_memory(),
+        prompt_history=None,
+    )
     async with app.run_test(size=(120, 40)):
         await _until(lambda: app.chat.engine.connected and app.chat_screen.preview is not None)
         await app.chat_screen.load_messages(conversation(turns))  # as F6, --messages or --resume do

@@ -26,10 +26,10 @@ from textual.app import App, ComposeResult
 from textual.screen import Screen
 
 import tui.app.app
+from tui.app.chat.chat_log import ChatLog
+from tui.app.chat.message_view import AssistantMessage
 from tui.app.render.growth_repaint import GrowthAwareScreen
 from tui.app.render.steady_scrollbar import SteadyScrollBar
-from tui.app.widgets.chat_log import ChatLog
-from tui.app.widgets.message_view import AssistantMessage
 from tui.demo.reply import offline_reply
 
 

@@ -28,10 +28,10 @@ from textual.app import App, ComposeResult
 import tui.app.app
 import tui.app.render.reply_blocks as reply_blocks
 from benchmarks.render.dense_reply import dense_tokens
+from tui.app.chat.chat_log import ChatLog
+from tui.app.chat.message_view import AssistantMessage
 from tui.app.render.growth_repaint import GrowthAwareScreen
 from tui.app.render.settled_blocks import arrange_blocks
-from tui.app.widgets.chat_log import ChatLog
-from tui.app.widgets.message_view import AssistantMessage
 from tui.demo.reply import offline_reply
 
 FOLDED = reply_blocks.arrange_settled

@@ -17,14 +17,20 @@ QUESTION = "What does trimming the prompt do to time to first token?"
 
 async def shoot(out: Path) -> None:
     from tui.app.app import FirstTokenApp
+    from tui.app.preferences import Preferences
     from tui.config import ConfigFlags, load_config
     from tui.wiring import open_endpoint
 
     config = load_config(ConfigFlags(), env={})
-    app = FirstTokenApp(config, remember=False, open_endpoint=lambda: open_endpoint(config))
+    app = FirstTokenApp(
+        config,
+        lambda: open_endpoint(config),
+        preferences=Preferences.in_memory(),
+        prompt_history=None,
+    )
     async with app.run_test(size=(120, 36)) as pilot:
         for _ in range(500):  # the demo endpoint and the warm-ups start in the background
-            if app.engine.connected and app.chat_screen.preview is not None:
+            if app.chat.engine.connected and app.chat_screen.preview is not None:
                 break
             await pilot.pause(0.02)
         app.query_one("#prompt").focus()

@@ -36,7 +36,7 @@ AT_STOP: list[Callable[[], None]] = []
 
 def before_submit(step: Callable[[], None]) -> None:
     """Run `step` at Enter, before the app sends (for figures counted from Enter on)."""
-    from tui.app.reply_turn import ReplyTurn
+    from tui.app.chat.reply_turn import ReplyTurn
 
     submit = ReplyTurn.submit
 
@@ -106,7 +106,7 @@ def main() -> None:
 def _start_at_stream_end(profiler: cProfile.Profile) -> None:
     """Start profiling when the UI loop learns that the stream ended (the last token is in):
     what stands between the last token and the last words on screen."""
-    from tui.app.widgets.reply_writer import ReplyWriter
+    from tui.app.chat.reply_writer import ReplyWriter
 
     end_now = ReplyWriter._end_now
 
@@ -123,7 +123,7 @@ def _stop_after_first_frame(profiler: cProfile.Profile) -> None:
     (from Enter: the first words; from the stream's end: the tail)."""
     from textual.screen import Screen
 
-    from tui.app.widgets.reply_writer import ReplyWriter
+    from tui.app.chat.reply_writer import ReplyWriter
 
     written = [False]
     write, refresh = ReplyWriter._write, Screen._compositor_refresh
@@ -241,7 +241,7 @@ def _time_parts(path: str) -> None:
     from textual.css.stylesheet import Stylesheet
     from textual.screen import Screen
 
-    from tui.app.widgets.reply_writer import ReplyWriter
+    from tui.app.chat.reply_writer import ReplyWriter
 
     spent: Counter[str] = Counter()
     calls: Counter[str] = Counter()
@@ -326,7 +326,7 @@ def _trace(path: str) -> None:
 
     from textual.screen import Screen
 
-    from tui.app.widgets.reply_writer import ReplyWriter
+    from tui.app.chat.reply_writer import ReplyWriter
 
     out = open(path, "a", buffering=1)  # noqa: SIM115 - open for the process's lifetime
 
@@ -334,7 +334,7 @@ def _trace(path: str) -> None:
         out.write(json.dumps({"t": time.perf_counter(), "kind": kind, **fields}) + "\n")
 
     from tui.app.app import FirstTokenApp
-    from tui.app.reply_turn import ReplyTurn
+    from tui.app.chat.reply_turn import ReplyTurn
     from tui.app.start_up import StartUp
 
     end, write, finish = ReplyWriter.end, ReplyWriter._write, ReplyWriter.finish

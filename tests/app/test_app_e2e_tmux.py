@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from tmux_app import Tmux
+from helpers.tmux_app import Tmux
 
 from tui.demo import DemoThread
 

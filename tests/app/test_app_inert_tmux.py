@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from helpers.fault_server import FaultServer
-from tmux_app import TmuxApp
+from helpers.tmux_app import TmuxApp
 
 pytestmark = pytest.mark.skipif(
     shutil.which("tmux") is None, reason="tmux is not installed (needed to drive a real terminal)"

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from helpers.fault_server import FaultServer
-from tmux_app import TmuxApp
+from helpers.tmux_app import TmuxApp
 
 from tui.engine.store.database import Store
 from tui.locations import history_db_path

@@ -6,8 +6,10 @@ import gc
 from pathlib import Path
 
 import pytest
-from app_helpers import (
+from helpers.app_pilot import (
     FrozenClock,
+    demo_endpoint,
+    firsttoken_app,
     make_app,
     replies,
     send,
@@ -16,14 +18,13 @@ from app_helpers import (
     wait_for,
     wait_ready,
 )
-from helpers.app import demo_endpoint, firsttoken_app
 from textual.widgets import Digits, Static
 
-from tui.app.collector import STREAMING_THRESHOLDS
-from tui.app.widgets.chat_log import ChatLog
-from tui.app.widgets.latency_panel import _digits_value
-from tui.app.widgets.message_view import ErrorMessage
-from tui.app.widgets.ttft_history import format_ms
+from tui.app.chat.chat_log import ChatLog
+from tui.app.chat.collector import STREAMING_THRESHOLDS
+from tui.app.chat.message_view import ErrorMessage
+from tui.app.panel.latency_panel import _digits_value
+from tui.app.panel.ttft_history import format_ms
 from tui.demo import DemoThread
 from tui.engine.metrics.record import RequestStatus
 from tui.engine.store.database import Store

@@ -18,7 +18,7 @@ import pytest
 from helpers.cli import ROOT
 from helpers.fault_server import FaultServer
 from helpers.secrets import assert_key_nowhere
-from tmux_app import TmuxApp
+from helpers.tmux_app import TmuxApp
 
 pytestmark = pytest.mark.skipif(
     shutil.which("tmux") is None, reason="tmux is not installed (needed to drive a real terminal)"

@@ -11,7 +11,7 @@ import dataclasses
 from typing import Any
 
 import pytest
-from app_helpers import (
+from helpers.app_pilot import (
     WidgetsInApp,
     fixed_live,
     fixed_record,
@@ -23,14 +23,14 @@ from app_helpers import (
     wait_ready,
 )
 
-import tui.app.reply_turn
+import tui.app.chat.reply_turn
 import tui.app.screens.chat_screen
 from tui.app.app import FirstTokenApp
-from tui.app.widgets.budget_gauge import BudgetFigures
-from tui.app.widgets.chat_log import ChatLog
-from tui.app.widgets.latency_panel import LatencyPanel
-from tui.app.widgets.prompt_input import PromptInput
-from tui.app.widgets.ttft_history import TtftSample
+from tui.app.chat.chat_log import ChatLog
+from tui.app.chat.prompt_input import PromptInput
+from tui.app.panel.budget_gauge import BudgetFigures
+from tui.app.panel.latency_panel import LatencyPanel
+from tui.app.panel.ttft_history import TtftSample
 from tui.demo import DemoThread, start_demo_in_thread
 from tui.demo.latency_model import latency_model
 from tui.engine.metrics.record import RequestRecord, Thresholds
@@ -44,7 +44,7 @@ def warm_imports() -> None:
     """Import what the app's warm-up thread imports, before the first snapshot: otherwise
     the first test of a pytest run renders while that thread holds the GIL, and
     its cached lines group into SVG runs differently from every later test's."""
-    from tui.app.widgets.message_view import warm_up_markdown
+    from tui.app.chat.message_view import warm_up_markdown
     from tui.engine.chat import client, request_builder  # noqa: F401
     from tui.engine.tokens.counter import get_counter
 
@@ -57,7 +57,7 @@ def fixed_figures(monkeypatch: pytest.MonkeyPatch) -> None:
     """Fixed figures where the app takes them in: the runner's outcome, the live figures
     the panel's tick computes, the endpoint's host."""
     outcome = Turn.outcome
-    live_figures = tui.app.reply_turn.live_figures
+    live_figures = tui.app.chat.reply_turn.live_figures
 
     async def fixed_outcome(turn: Turn) -> Any:
         finished = await outcome(turn)
@@ -65,7 +65,7 @@ def fixed_figures(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(Turn, "outcome", fixed_outcome)
     monkeypatch.setattr(
-        tui.app.reply_turn, "live_figures", lambda *args: fixed_live(live_figures(*args))
+        tui.app.chat.reply_turn, "live_figures", lambda *args: fixed_live(live_figures(*args))
     )
     monkeypatch.setattr(
         tui.app.screens.chat_screen, "host_label", lambda engine, config: "demo.local:8000"

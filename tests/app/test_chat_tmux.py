@@ -8,8 +8,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from helpers.tmux_app import Tmux
 from test_app_e2e_tmux import TTFT_IN_REPLY
-from tmux_app import Tmux
 
 from tui.demo import DemoThread
 

@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
-from app_helpers import WidgetsInApp
+from helpers.app_pilot import WidgetsInApp
 
 from tui import locations
+from tui.app.chat.prompt_input import PromptInput
 from tui.app.preferences import Preferences, PromptHistory
-from tui.app.widgets.prompt_input import PromptInput
 
 
 @pytest.fixture(autouse=True)

@@ -4,7 +4,7 @@ test_app_snapshots (its fixtures are used here)."""
 
 from __future__ import annotations
 
-from app_helpers import make_app, replies, send, send_and_wait, wait_for, wait_ready
+from helpers.app_pilot import make_app, replies, send, send_and_wait, wait_for, wait_ready
 from test_app_snapshots import SIZE, fixed_figures, settle, warm_imports
 
 from tui.demo import DemoThread

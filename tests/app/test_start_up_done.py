@@ -11,11 +11,11 @@ from collections.abc import Coroutine, Iterator
 from typing import Any
 
 import pytest
-from app_helpers import make_app, replies, wait_for
+from helpers.app_pilot import make_app, replies, wait_for
 
-import tui.app.widgets.chat_log
-import tui.app.widgets.message_view
-from tui.app.widgets.chat_log import ChatLog
+import tui.app.chat.chat_log
+import tui.app.chat.message_view
+from tui.app.chat.chat_log import ChatLog
 from tui.demo import DemoThread
 
 
@@ -79,14 +79,14 @@ async def test_next_turn_blocks_wait_for_the_reply_modules(
 ) -> None:
     # The blocks import Textual's Markdown: mounted while the warm-up thread still imports
     # it, the UI loop would wait on that thread's import lock.
-    warm_up = tui.app.widgets.message_view.warm_up_markdown
+    warm_up = tui.app.chat.message_view.warm_up_markdown
     imports_may_end = threading.Event()
 
     def slow_warm_up() -> None:
         imports_may_end.wait(30)  # a cold disk: the imports end after the connection
         warm_up()
 
-    monkeypatch.setattr(tui.app.widgets.message_view, "warm_up_markdown", slow_warm_up)
+    monkeypatch.setattr(tui.app.chat.message_view, "warm_up_markdown", slow_warm_up)
     gc.unfreeze()
     app = make_app(demo.base_url)
     async with app.run_test(size=(130, 40)) as pilot:
@@ -104,7 +104,7 @@ async def test_closing_while_the_block_styles_warm_up_is_not_an_error(
 ) -> None:
     # The warm-up mounts a hidden reply with every block kind once start-up is done; a user
     # who quits just then must see the app close cleanly, not a worker's MountError.
-    warm_up = tui.app.widgets.chat_log.warm_up_block_styles
+    warm_up = tui.app.chat.chat_log.warm_up_block_styles
     started: list[bool] = []
 
     async def quit_as_it_starts(parent: Any, *probe: Any) -> None:
@@ -112,7 +112,7 @@ async def test_closing_while_the_block_styles_warm_up_is_not_an_error(
         parent.app.exit()
         await warm_up(parent, *probe)
 
-    monkeypatch.setattr(tui.app.widgets.chat_log, "warm_up_block_styles", quit_as_it_starts)
+    monkeypatch.setattr(tui.app.chat.chat_log, "warm_up_block_styles", quit_as_it_starts)
     app = make_app(demo.base_url)
     async with app.run_test(size=(130, 40)) as pilot:
         await wait_for(pilot, lambda: bool(started), what="the style warm-up")

@@ -65,7 +65,7 @@ async def bare_stream(markdown: Markdown, deltas: Sequence[str]) -> None:
 
 async def firsttoken_writer(markdown: Markdown, deltas: Sequence[str]) -> None:
     """firsttoken's own path: the app's coalescing ReplyWriter, exactly as the app drives it."""
-    from tui.app.widgets.reply_writer import ReplyWriter
+    from tui.app.chat.reply_writer import ReplyWriter
 
     writer = ReplyWriter(markdown)
     writer.start()

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from helpers.app import firsttoken_app
+from helpers.app_pilot import firsttoken_app
 from helpers.client import TEST_KEY, closed_port, make_client, make_request
 from helpers.fault_server import (
     BIG_CHUNK,
@@ -366,13 +366,13 @@ async def _app_send(pilot, app, text: str):  # type: ignore[no-untyped-def]  # -
 
 
 def _error_blocks(app) -> list[str]:  # type: ignore[no-untyped-def]
-    from tui.app.widgets.message_view import ErrorMessage
+    from tui.app.chat.message_view import ErrorMessage
 
     return [str(view.query_one(".body").render()) for view in app.query(ErrorMessage)]
 
 
 def _reply_blocks(app) -> list[str]:  # type: ignore[no-untyped-def]
-    from tui.app.widgets.chat_log import ChatLog
+    from tui.app.chat.chat_log import ChatLog
 
     return [view.source for view in app.query_one(ChatLog).replies()]
 

@@ -113,3 +113,15 @@ def test_the_command_line_starts_without_the_heavy_libraries(argv: list[str]) ->
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
     )
     assert result.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_every_package_is_in_the_wheel() -> None:
+    """pyproject.toml lists the packages by hand (the themes folder is mapped into `tui`):
+    a room missing from the list would be missing from every installed copy."""
+    import tomllib
+
+    listed = set(
+        tomllib.loads((TUI.parent / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    )
+    found = {_module_name(path) for path in TUI.rglob("__init__.py")}
+    assert found <= listed, sorted(found - listed)

@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from helpers.app_pilot import firsttoken_app
 from real_server_support import SAMPLE_BUDGET, RealServer, real_config
 from textual.pilot import Pilot
 from textual.widgets import Digits
 
-from tui.app.app import FirstTokenApp
 from tui.engine.metrics.record import RequestStatus
 from tui.wiring import Endpoint
 
@@ -34,7 +34,7 @@ async def test_f6_sample_with_tool_calls_streams_a_reply_and_the_panel_shows_its
 ) -> None:
     config = real_config(llama_server.base_url, max_tokens=16, token_budget=SAMPLE_BUDGET)
     endpoint = Endpoint(llama_server.base_url, None)
-    app = FirstTokenApp(config, endpoint, remember=False)
+    app = firsttoken_app(config, endpoint)
     async with app.run_test(size=(130, 40)) as pilot:
         await _wait_for(
             pilot,

@@ -17,8 +17,8 @@ from textual.app import App, SystemCommand
 from textual.binding import BindingType
 from textual.screen import Screen
 
+from tui.app.chat.model_choice import starting_model
 from tui.app.keymap import APP_BINDINGS, HELP_ENTRIES, PALETTE_COMMANDS
-from tui.app.model_choice import starting_model
 from tui.app.render import notices, repaint_everything
 from tui.app.screens.chat_screen import ChatScreen
 from tui.app.start_up import StartUp
@@ -59,7 +59,7 @@ class FirstTokenApp(App[None]):
         self.preferences = preferences
         self.prompt_history = prompt_history  # None: no recall, nothing written
         state = ChatState.from_config(config, messages)
-        # The model set, else the one picked last time on this endpoint (model_choice.py).
+        # The model set, else the one picked last time on this endpoint (chat/model_choice.py).
         choice = starting_model(config, self.preferences)
         state.model, state.model_source = choice.model, choice.source
         history = ChatHistory(store, state, self._warn, self._history_unsaved)
@@ -138,7 +138,7 @@ class FirstTokenApp(App[None]):
 
     def _history_unsaved(self, problem: str) -> None:
         """In the chat, for as long as the app runs: a toast fades, stderr hides behind it."""
-        from tui.app.history_warning import show_history_problem
+        from tui.app.chat.history_warning import show_history_problem
 
         show_history_problem(self._chat, problem)
 

@@ -100,7 +100,7 @@ class StartUp:
     def _warm_up_render() -> None:
         """The first reply's widgets: markdown-it, Textual's Markdown module, pygments.
         Separate from the engine's warm-up so an early Enter never waits for it."""
-        from tui.app.widgets.message_view import warm_up_markdown
+        from tui.app.chat.message_view import warm_up_markdown
 
         warm_up_markdown()
 

@@ -39,7 +39,7 @@ class ChatState:
     config: Config
     model: str
     messages: list[dict[str, Any]] = field(default_factory=list)
-    model_source: str = "configured"  # where `model` came from (model_choice.py)
+    model_source: str = "configured"  # where `model` came from (the app's chat/model_choice.py)
     trim_enabled: bool = True
     streaming: bool = True
     budget: int = 0

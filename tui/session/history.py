@@ -72,7 +72,7 @@ class ChatHistory:
         self.store = store
         self.state = state
         self._warn = warn
-        # A save that failed: said persistently by the app (history_warning.py).
+        # A save that failed: said persistently by the surface (the app: a bar above the chat).
         self._unsaved = unsaved or warn
         self._loop: asyncio.AbstractEventLoop | None = None
         self.drafts = ReplyDrafts(store, self._warn_from_thread) if store is not None else None

@@ -10,7 +10,7 @@ start-up. An untested Textual, a missing name or `FIRSTTOKEN_STOCK_RENDER=1` mak
 hand out Textual's stock classes instead: slower to paint, the same on screen.
 
 Names can stay while the code behind them changes: MIRRORED lists the Textual code the seam
-copies or depends on line by line, with a hash of its source; tests/app/test_render_seam.py
+copies or depends on line by line, with a hash of its source; tests/app/render/test_render_seam.py
 compares them with the installed Textual, so a new Textual is read against the seam before
 it is added to TESTED_TEXTUAL.
 """

@@ -17,7 +17,7 @@ on the list as it would on the item's paragraph.
 A list with anything else in an item (code, a quote, a heading) keeps Textual's row, bullet
 and column (list_rows). A drawn list that gains such an item while it streams is replaced by
 such a list, and such a list whose items can all be drawn again by a drawn list.
-tests/app/test_final_update.py compares what a drawn list paints, and the widgets Textual
+tests/app/render/test_final_update.py compares what a drawn list paints, and the widgets Textual
 would have built for it, with Textual's own Markdown.
 """
 

@@ -12,7 +12,7 @@ the bullet's style), so it paints what Textual's row paints. The list lays these
 bottom. An item holding more keeps Textual's row, bullet and column; an item that gains
 more while it streams switches to them in place.
 
-Only the reply's Markdown uses these (tests/app/test_final_update.py compares what it paints
+Only the reply's Markdown uses these (tests/app/render/test_final_update.py compares what it paints
 with Textual's own Markdown after every write).
 """
 

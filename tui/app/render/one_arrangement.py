@@ -9,7 +9,7 @@ write, and the arrangement is most of a write's layout.
 
 Every block of a reply is `height: auto` or fixed (a rule), and what a block measures does not
 depend on its container's height (the reply blocks ask with a fixed height, see
-`BoxIgnoresContainerHeight`, and tests/app/test_one_arrangement.py checks every kind of
+`BoxIgnoresContainerHeight`, and tests/app/render/test_one_arrangement.py checks every kind of
 block, lists, quotes and tables included). The placements are then the same at any height,
 so the container arranges once per width and content, at height 0, and answers every size
 with that.

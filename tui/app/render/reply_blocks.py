@@ -23,7 +23,7 @@ What Textual repeats, and what this does instead (docs/performance.md#the-render
   like it) is one widget that draws them (`drawn_lists`); in any other list, an item that is
   one paragraph is that paragraph alone, drawing its own bullet (`list_rows`).
 
-What is shown is always what Textual itself would show: tests/app/test_final_update.py
+What is shown is always what Textual itself would show: tests/app/render/test_final_update.py
 streams Markdown in random chunks into this widget and into Textual's own, and compares what
 they paint after every write and after the final update.
 """

@@ -17,8 +17,8 @@ from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
 from textual.widgets import Footer, Header, TextArea
 
-from tui.app.keymap import CHAT_BINDINGS
-from tui.app.model_choice import (
+from tui.app.chat.chat_log import ChatLog
+from tui.app.chat.model_choice import (
     CHAT,
     CONFIGURED,
     PICKED,
@@ -27,9 +27,14 @@ from tui.app.model_choice import (
     endpoint_key,
     unlisted_notice,
 )
-from tui.app.panel_fit import PanelFit
+from tui.app.chat.prompt_input import PromptInput
+from tui.app.chat.reply_turn import PANEL_TICK_S, ReplyTurn, reply_status
+from tui.app.keymap import CHAT_BINDINGS
+from tui.app.panel.budget_gauge import BudgetFigures
+from tui.app.panel.latency_panel import LatencyPanel
+from tui.app.panel.panel_fit import PanelFit
+from tui.app.panel.ttft_history import HISTORY_LENGTH, TtftSample
 from tui.app.render import RenderScreen
-from tui.app.reply_turn import PANEL_TICK_S, ReplyTurn, reply_status
 from tui.app.untrusted import (
     saved_reply_notes,
     shown,
@@ -38,11 +43,6 @@ from tui.app.untrusted import (
     shown_line,
     shown_messages,
 )
-from tui.app.widgets.budget_gauge import BudgetFigures
-from tui.app.widgets.chat_log import ChatLog
-from tui.app.widgets.latency_panel import LatencyPanel
-from tui.app.widgets.prompt_input import PromptInput
-from tui.app.widgets.ttft_history import HISTORY_LENGTH, TtftSample
 from tui.session.counts import candidate_messages
 
 if TYPE_CHECKING:
@@ -459,7 +459,7 @@ class ChatScreen(RenderScreen):
         self.notify(f"copied the last reply ({len(reply):,} characters)", timeout=2)
 
     def action_copy_code(self) -> None:
-        from tui.app.code_blocks import last_code_block
+        from tui.app.chat.code_blocks import last_code_block
 
         reply = self._last_reply_text()
         code = last_code_block(shown(reply)) if reply else None

@@ -11,7 +11,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Grid, Vertical, VerticalScroll
 from textual.widgets import Label, Static
 
-from tui.app.figure_meanings import FIGURE_MEANINGS
+from tui.app.panel.figure_meanings import FIGURE_MEANINGS
 from tui.app.screens.modal_once import ModalOnce
 
 # (key as displayed, what it does, group heading)

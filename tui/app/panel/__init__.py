@@ -1,0 +1,1 @@
+"""The latency panel: its widgets and the figures it shows."""
