@@ -11,10 +11,12 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from textual._xterm_parser import XTermParser
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widget import Widget
+from textual.widgets import Static
 
 import tui.app.app
 import tui.app.chat.reply_turn
@@ -248,3 +250,33 @@ def firsttoken_app(
 def demo_endpoint(demo: Any) -> Endpoint:
     """The endpoint of a demo server the test started (a DemoThread or DemoServer)."""
     return Endpoint(base_url=demo.base_url, api_key="demo", simulated=True)
+
+
+UNSET = object()
+
+
+class Host(App[None]):
+    """Pushes one screen on mount and records what it was dismissed with."""
+
+    def __init__(self, screen: Screen[Any]) -> None:
+        super().__init__()
+        self.screen_under_test = screen
+        self.result: Any = UNSET
+        self.results: list[Any] = []  # every answer, in order
+
+    def compose(self) -> ComposeResult:
+        yield Static("host")
+
+    def on_mount(self) -> None:
+        self.push_screen(self.screen_under_test, callback=self._record)
+
+    def _record(self, result: Any) -> None:
+        self.result = result
+        self.results.append(result)
+
+
+def one_terminal_read(app: Any, data: str) -> None:
+    """What the driver's input thread does with one read: parse it, hand every event over."""
+    driver = app._driver
+    for event in XTermParser().feed(data):
+        driver.process_message(event)

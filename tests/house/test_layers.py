@@ -125,3 +125,23 @@ def test_every_package_is_in_the_wheel() -> None:
     )
     found = {_module_name(path) for path in TUI.rglob("__init__.py")}
     assert found <= listed, sorted(found - listed)
+
+
+def test_no_module_imports_itself_round_a_circle() -> None:
+    """Imports between tui's modules (inside functions and TYPE_CHECKING blocks too) form no
+    circle: a circle is a thing in the wrong room."""
+    from graphlib import CycleError, TopologicalSorter
+
+    modules = {_module_name(path): path for path in TUI.rglob("*.py")}
+    graph = {
+        module: {
+            name
+            for name in _imports(path, module)
+            if name in modules and name != module and not module.startswith(name + ".")
+        }
+        for module, path in modules.items()
+    }
+    try:
+        TopologicalSorter(graph).prepare()
+    except CycleError as circle:
+        raise AssertionError(f"an import circle: {' -> '.join(circle.args[1])}") from None

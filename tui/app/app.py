@@ -133,6 +133,10 @@ class FirstTokenApp(App[None]):
 
         end_on_signals(self)
 
+    def save_drafts_soon(self) -> None:
+        """Have the replies under way saved at once (signal-safe: the saver thread does it)."""
+        self.chat.history.save_drafts_soon()
+
     def _warn(self, message: str) -> None:
         self.notify(message, severity="warning")
 

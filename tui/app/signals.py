@@ -16,21 +16,28 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from tui.app.app import FirstTokenApp
+
+class EndsOnSignals(Protocol):
+    """What the handlers need of the app."""
+
+    ended_by: int | None  # the signal that ended it
+
+    def exit(self) -> None: ...
+
+    def save_drafts_soon(self) -> None: ...
 
 GRACE_S = 5  # time to save the reply, close the connection and restore the terminal
 
 
-def end_on_signals(app: FirstTokenApp) -> None:
+def end_on_signals(app: EndsOnSignals) -> None:
     """Install the handlers (main thread, before `app.run()`)."""
     wanted = [getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
 
     def on_signal(signum: int, _frame: Any) -> None:
         signal.signal(signum, signal.SIG_DFL)  # a second one ends the process at once
-        app.chat.history.save_drafts_soon()
+        app.save_drafts_soon()
         if hasattr(signal, "alarm"):
             signal.alarm(GRACE_S)
         try:

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from tui.engine.chat.request import ChatRequest
     from tui.engine.store.database import Store
     from tui.session.intake import ReplyIntake
-    from tui.session.turn import RunState
+    from tui.session.run_state import RunState
 
 # Under the one second promised, so a loaded machine that wakes the thread late still keeps
 # what was on screen a second before a kill.

@@ -33,7 +33,7 @@ def annotations(app: Any) -> list[tuple[str, str]]:
 
 
 async def test_f9_saves_with_f9_and_shows_the_keys() -> None:
-    from test_screens import Host
+    from helpers.app_pilot import Host
 
     app = Host(SystemPromptScreen("Be brief."))
     async with app.run_test() as pilot:
@@ -46,8 +46,7 @@ async def test_f9_saves_with_f9_and_shows_the_keys() -> None:
 
 
 async def test_f9_typed_right_after_the_text_saves_the_text() -> None:
-    from test_screens import Host
-    from test_typed_ahead import one_terminal_read
+    from helpers.app_pilot import Host, one_terminal_read
 
     app = Host(SystemPromptScreen(""))
     async with app.run_test() as pilot:

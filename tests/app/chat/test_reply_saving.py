@@ -29,7 +29,7 @@ from tui.session.chat_state import ChatState
 from tui.session.drafts import Draft, ReplyDrafts, draft_record
 from tui.session.history import ChatHistory
 from tui.session.intake import ReplyIntake
-from tui.session.turn import RunState
+from tui.session.run_state import RunState
 
 
 @pytest.fixture

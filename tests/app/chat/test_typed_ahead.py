@@ -5,20 +5,10 @@ handled any of them."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from helpers.app_pilot import WidgetsInApp, make_app, wait_for, wait_ready
-from textual._xterm_parser import XTermParser
+from helpers.app_pilot import WidgetsInApp, make_app, one_terminal_read, wait_for, wait_ready
 
 from tui.app.chat.prompt_input import PromptInput
 from tui.demo import DemoThread
-
-
-def one_terminal_read(app: Any, data: str) -> None:
-    """What the driver's input thread does with one read: parse it, hand every event over."""
-    driver = app._driver
-    for event in XTermParser().feed(data):
-        driver.process_message(event)
 
 
 async def test_ctrl_j_typed_ahead_puts_each_line_break_where_it_was_typed() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tui.app.panel.live_figures import live_figures
-from tui.session.turn import RunState
+from tui.session.run_state import RunState
 
 
 def test_waiting_counts_from_the_hand_over_until_the_engine_reports_its_start() -> None:

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from textual.app import App, ComposeResult
-from textual.screen import Screen
-from textual.widgets import Input, Label, OptionList, Static, TextArea
+from helpers.app_pilot import Host
+from textual.app import App
+from textual.widgets import Input, Label, OptionList, TextArea
 
 from tui.app.screens.chat_picker import ChatPicker, when
 from tui.app.screens.help import HelpScreen
@@ -14,29 +12,6 @@ from tui.app.screens.model_picker import ModelPicker
 from tui.app.screens.system_prompt import SystemPromptScreen
 
 MODELS = ["gpt-4o-mini", "gpt-4o", "qwen-7b-chat", "llama-3.1-8b-instruct"]
-_UNSET = object()
-
-
-class Host(App[None]):
-    """Pushes one screen on mount and records what it was dismissed with."""
-
-    def __init__(self, screen: Screen[Any]) -> None:
-        super().__init__()
-        self.screen_under_test = screen
-        self.result: Any = _UNSET
-        self.results: list[Any] = []  # every answer, in order
-
-    def compose(self) -> ComposeResult:
-        yield Static("host")
-
-    def on_mount(self) -> None:
-        self.push_screen(self.screen_under_test, callback=self._record)
-
-    def _record(self, result: Any) -> None:
-        self.result = result
-        self.results.append(result)
-
-
 def _option_ids(app: App[None]) -> list[str | None]:
     options = app.screen.query_one(OptionList)
     return [options.get_option_at_index(i).id for i in range(options.option_count)]

@@ -27,7 +27,7 @@ from tui.app.keymap import TOGGLE_REASONING_KEY as TOGGLE_KEY
 from tui.engine.text.inert import inert
 
 if TYPE_CHECKING:
-    from tui.session.turn import RunState
+    from tui.session.run_state import RunState
 
 POLL_S = 0.1  # how often a streaming thought is shown anew: 10 updates a second at most
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tui.session.turn import RunState
+    from tui.session.run_state import RunState
 
 
 @dataclass(frozen=True)
