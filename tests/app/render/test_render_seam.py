@@ -271,3 +271,18 @@ def test_the_tested_textual_gets_the_seams_own_classes_silently() -> None:
         "tui.app.render.single_layout",
     ]
     assert done.stderr == ""
+
+
+def test_the_pin_admits_only_the_tested_textual() -> None:
+    """The day a new Textual ships, a fresh install must still get the one the seam was read
+    against: pyproject pins Textual to a release in TESTED_TEXTUAL, and nothing else."""
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    from tui.app.render.compat import TESTED_TEXTUAL
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    (textual,) = [Requirement(d) for d in project["dependencies"] if d.startswith("textual")]
+    assert [s.operator for s in textual.specifier] == ["=="], str(textual.specifier)
+    assert {s.version for s in textual.specifier} <= set(TESTED_TEXTUAL)
