@@ -1,7 +1,7 @@
 """Rewrite docs/faults.md from the fault matrix's results: `python -m tests.faults_report`.
 
-Runs tests/engine/test_fault_matrix.py with the document-writing switch on; the same test,
-run without it (as CI does), fails when the document differs from the results.
+Runs tests/engine/test_fault_matrix.py with the document-writing switch on; the same run
+without it (as CI's does) fails when the document differs from the results.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def main() -> int:
     os.environ["FIRSTTOKEN_WRITE_FAULTS_DOC"] = "1"
     test = ROOT / "tests" / "engine" / "test_fault_matrix.py"
-    code = int(pytest.main([str(test), "-q", "-n", "0", "-p", "no:cacheprovider", *sys.argv[1:]]))
+    code = int(pytest.main([str(test), "-q", "-p", "no:cacheprovider", *sys.argv[1:]]))
     if code == 0:
         print(f"wrote {ROOT / 'docs' / 'faults.md'}")
     return code

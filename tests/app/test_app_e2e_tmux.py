@@ -20,9 +20,13 @@ from tui.demo import DemoThread
 REPO = Path(__file__).resolve().parents[2]
 TTFT_IN_REPLY = re.compile(r"TTFT (\d+(?:\.\d+)?) (ms|s)\b")
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("tmux") is None, reason="tmux is not installed (needed to drive a real terminal)"
-)
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(
+        shutil.which("tmux") is None,
+        reason="tmux is not installed (needed to drive a real terminal)",
+    ),
+]
 
 
 def test_firsttoken_in_tmux_answers_and_shows_ttft(slow_demo: DemoThread, isolated_home: Path):

@@ -13,8 +13,12 @@ import termios
 import time
 from pathlib import Path
 
+import pytest
+
 from tui.engine.store.database import Store
 from tui.locations import history_db_path
+
+pytestmark = pytest.mark.e2e
 
 
 def _become_terminal_owner_ignoring_hangup() -> None:

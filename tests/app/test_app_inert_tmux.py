@@ -16,9 +16,13 @@ import pytest
 from helpers.fault_server import FaultServer
 from helpers.tmux_app import TmuxApp
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("tmux") is None, reason="tmux is not installed (needed to drive a real terminal)"
-)
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(
+        shutil.which("tmux") is None,
+        reason="tmux is not installed (needed to drive a real terminal)",
+    ),
+]
 
 # HOSTILE's sequences with the text the server put right before them: Textual moves the cursor
 # and clears the screen itself, never right after these words.

@@ -25,9 +25,13 @@ from helpers.tmux_app import TmuxApp
 from tui.engine.store.database import Store
 from tui.locations import history_db_path
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("tmux") is None, reason="tmux is not installed (needed to drive a real terminal)"
-)
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(
+        shutil.which("tmux") is None,
+        reason="tmux is not installed (needed to drive a real terminal)",
+    ),
+]
 
 WORD = re.compile(r"\bw(\d{4})\b")
 SEEN_BEFORE_KILL = 60  # words on screen before the kill is prepared

@@ -29,6 +29,8 @@ from tui.demo import DemoThread
 from tui.engine.metrics.record import RequestStatus
 from tui.engine.store.database import Store
 
+pytestmark = pytest.mark.e2e
+
 
 def _text(app, selector: str) -> str:
     return str(app.query_one(selector, Static).content)

@@ -20,9 +20,13 @@ from helpers.fault_server import FaultServer
 from helpers.secrets import assert_key_nowhere
 from helpers.tmux_app import TmuxApp
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("tmux") is None, reason="tmux is not installed (needed to drive a real terminal)"
-)
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(
+        shutil.which("tmux") is None,
+        reason="tmux is not installed (needed to drive a real terminal)",
+    ),
+]
 
 
 @pytest.fixture(scope="module")

@@ -89,6 +89,7 @@ async def settle(pilot: Any) -> None:
     await pilot.wait_for_scheduled_animations()
 
 
+@pytest.mark.e2e
 def test_empty_app(snap_compare, demo: DemoThread):
     async def run_before(pilot):
         await wait_ready(pilot)
@@ -97,6 +98,7 @@ def test_empty_app(snap_compare, demo: DemoThread):
     assert snap_compare(snapshot_app(demo.base_url), terminal_size=SIZE, run_before=run_before)
 
 
+@pytest.mark.e2e
 def test_reply_streaming(snap_compare, demo: DemoThread):
     # The demo pauses for 10 minutes after the fifth token: a still, mid-stream frame.
     app = snapshot_app(
@@ -122,6 +124,7 @@ def test_reply_streaming(snap_compare, demo: DemoThread):
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
+@pytest.mark.e2e
 def test_finished_reply_with_metrics(snap_compare, paced_demo: DemoThread):
     app = snapshot_app(paced_demo.base_url)
 
@@ -133,6 +136,7 @@ def test_finished_reply_with_metrics(snap_compare, paced_demo: DemoThread):
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
+@pytest.mark.e2e
 def test_trimming_preview(snap_compare, demo: DemoThread):
     app = snapshot_app(demo.base_url)
 
@@ -149,6 +153,7 @@ def test_trimming_preview(snap_compare, demo: DemoThread):
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
+@pytest.mark.e2e
 def test_error_block(snap_compare, demo: DemoThread):
     app = snapshot_app(f"{demo.root_url}/fault/500/v1", max_retries=0)
 
@@ -160,6 +165,7 @@ def test_error_block(snap_compare, demo: DemoThread):
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
+@pytest.mark.e2e
 def test_light_theme(snap_compare, paced_demo: DemoThread):
     app = snapshot_app(paced_demo.base_url)
 
@@ -183,6 +189,7 @@ def llamacpp_demo() -> Any:
         thread.stop()
 
 
+@pytest.mark.e2e
 def test_panel_after_a_long_chat(snap_compare, llamacpp_demo: DemoThread):
     # Every section of the panel on screen at 130x36 after many replies, "simulated" included.
     app = snapshot_app(llamacpp_demo.base_url)
@@ -196,6 +203,7 @@ def test_panel_after_a_long_chat(snap_compare, llamacpp_demo: DemoThread):
     assert snap_compare(app, terminal_size=(130, 36), run_before=run_before)
 
 
+@pytest.mark.e2e
 def test_narrow_layout(snap_compare, paced_demo: DemoThread):
     # 80x24: the panel collapses, and the title still says the figures are simulated.
     app = snapshot_app(paced_demo.base_url)

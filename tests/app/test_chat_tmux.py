@@ -13,9 +13,13 @@ from test_app_e2e_tmux import TTFT_IN_REPLY
 
 from tui.demo import DemoThread
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("tmux") is None, reason="tmux is not installed (needed to drive a real terminal)"
-)
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(
+        shutil.which("tmux") is None,
+        reason="tmux is not installed (needed to drive a real terminal)",
+    ),
+]
 READY = "/ 6,000"  # the budget gauge: counted, so connected
 
 

@@ -4,10 +4,13 @@ test_app_snapshots (its fixtures are used here)."""
 
 from __future__ import annotations
 
+import pytest
 from helpers.app_pilot import make_app, replies, send, send_and_wait, wait_for, wait_ready
 from test_app_snapshots import SIZE, fixed_figures, settle, warm_imports
 
 from tui.demo import DemoThread
+
+pytestmark = pytest.mark.e2e
 
 __all__ = ["fixed_figures", "warm_imports"]  # the fixtures apply here too
 

@@ -18,6 +18,8 @@ import tui.app.chat.message_view
 from tui.app.chat.chat_log import ChatLog
 from tui.demo import DemoThread
 
+pytestmark = pytest.mark.e2e
+
 
 @pytest.fixture
 def collections(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:

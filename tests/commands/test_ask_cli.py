@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from helpers.client import demo, fault_url
 
+pytestmark = pytest.mark.e2e
+
 ROOT = Path(__file__).resolve().parents[2]
 ESCAPED_MODEL = "evil\x1b]0;pwned\x07\x1b[31mred\x1b[0m"
 

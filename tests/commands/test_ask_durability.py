@@ -21,6 +21,8 @@ from helpers.client import demo
 from tui.engine.store.database import Store
 from tui.locations import history_db_path
 
+pytestmark = pytest.mark.e2e
+
 SEEN = 60  # characters of reply on stdout before the kill is prepared
 
 

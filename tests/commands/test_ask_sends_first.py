@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from helpers.client import demo
 
+pytestmark = pytest.mark.e2e
+
 PROBE = r"""
 import json, sys
 events = []

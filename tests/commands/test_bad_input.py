@@ -13,6 +13,8 @@ import pytest
 from helpers.cli import ROOT, firsttoken
 from helpers.client import closed_port
 
+pytestmark = pytest.mark.e2e
+
 KEYS = {"status", "error", "model", "reply", "id", "chat_id", "ttft_ms", "trim", "prompt_tokens"}
 
 

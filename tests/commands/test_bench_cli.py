@@ -15,6 +15,8 @@ import pytest
 from helpers.cli import ROOT, firsttoken
 from helpers.client import demo, fault_url
 
+pytestmark = pytest.mark.e2e
+
 
 @pytest.fixture(scope="module")
 def instant():

@@ -27,12 +27,14 @@ def run_cli(*args: str, home: Path, **kwargs) -> subprocess.CompletedProcess[str
     )
 
 
+@pytest.mark.e2e
 def test_version(isolated_home: Path) -> None:
     result = run_cli("--version", home=isolated_home)
     assert result.returncode == 0
     assert result.stdout.strip() == f"firsttoken {__version__}"
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("command", [(), *((name,) for name in SUBCOMMANDS)])
 def test_help_on_every_command(command: tuple[str, ...], isolated_home: Path) -> None:
     result = run_cli(*command, "--help", home=isolated_home)
@@ -54,6 +56,7 @@ def test_global_flags_before_or_after_the_subcommand() -> None:
         )
 
 
+@pytest.mark.e2e
 def test_bad_flag_value_is_a_usage_error(isolated_home: Path) -> None:
     result = run_cli("ask", "--budget", "zero", "hi", home=isolated_home)
     assert result.returncode == 2
@@ -61,6 +64,7 @@ def test_bad_flag_value_is_a_usage_error(isolated_home: Path) -> None:
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.e2e
 def test_config_error_is_one_line_exit_2(isolated_home: Path, tmp_path: Path) -> None:
     broken = tmp_path / "config.toml"
     broken.write_text("[llm]\nmodel = \n", encoding="utf-8")
@@ -72,6 +76,7 @@ def test_config_error_is_one_line_exit_2(isolated_home: Path, tmp_path: Path) ->
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.e2e
 def test_closed_pipe_ends_quietly(isolated_home: Path) -> None:
     # `firsttoken ask ... | head -c 20`: the reader leaves early; no error, no traceback.
     with subprocess.Popen(

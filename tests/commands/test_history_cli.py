@@ -58,6 +58,7 @@ def two_chats(isolated_home: Path) -> tuple[int, int]:
     return first, second
 
 
+@pytest.mark.e2e
 def test_no_history_yet_says_so_and_creates_nothing(isolated_home: Path) -> None:
     result = firsttoken("history")
     assert result.returncode == 0
@@ -65,6 +66,7 @@ def test_no_history_yet_says_so_and_creates_nothing(isolated_home: Path) -> None
     assert not history_db_path().exists()
 
 
+@pytest.mark.e2e
 def test_records_table_oldest_first(two_chats: tuple[int, int]) -> None:
     result = firsttoken("history")
     assert result.returncode == 0, result.stderr
@@ -75,6 +77,7 @@ def test_records_table_oldest_first(two_chats: tuple[int, int]) -> None:
     assert older.split()[-1] == str(two_chats[0]) and newer.split()[-1] == str(two_chats[1])
 
 
+@pytest.mark.e2e
 def test_chats_table_and_one_chats_records(two_chats: tuple[int, int]) -> None:
     first, second = two_chats
     chats = firsttoken("history", "--chats")
@@ -92,6 +95,7 @@ def test_chats_table_and_one_chats_records(two_chats: tuple[int, int]) -> None:
     assert data["reply_text"] == "it grows"
 
 
+@pytest.mark.e2e
 def test_otel_export_names_and_units(two_chats: tuple[int, int]) -> None:
     result = firsttoken("history", "--otel")
     assert result.returncode == 0, result.stderr
@@ -115,6 +119,7 @@ def test_otel_export_names_and_units(two_chats: tuple[int, int]) -> None:
     assert newer["dns.lookup.duration"] is None and newer["firsttoken.adjustments"] == []
 
 
+@pytest.mark.e2e
 def test_json_lines_carry_the_phases_in_order(two_chats: tuple[int, int]) -> None:
     result = firsttoken("history", "--json")
     assert result.returncode == 0, result.stderr
@@ -136,12 +141,14 @@ def test_json_lines_carry_the_phases_in_order(two_chats: tuple[int, int]) -> Non
         (("--resume", "99"), "--resume 99"),
     ],
 )
+@pytest.mark.e2e
 def test_usage_errors_name_the_flag(two_chats: tuple[int, int], args, names: str) -> None:
     result = firsttoken(*args)
     assert result.returncode == 2
     assert names in result.stderr and "Traceback" not in result.stderr
 
 
+@pytest.mark.e2e
 def test_resume_with_nothing_saved_or_with_messages_is_refused(
     isolated_home: Path, tmp_path: Path
 ) -> None:
@@ -190,6 +197,7 @@ def test_otel_attributes_of_the_servers_half() -> None:
     assert attributes["firsttoken.ttft_part.network_and_queue"] == pytest.approx(0.07)
 
 
+@pytest.mark.e2e
 def test_a_chats_conversation_round_trips_through_ask(two_chats: tuple[int, int]) -> None:
     exported = firsttoken("history", "--chat", str(two_chats[0]), "--conversation")
     assert exported.returncode == 0, exported.stderr
@@ -203,6 +211,7 @@ def test_a_chats_conversation_round_trips_through_ask(two_chats: tuple[int, int]
     assert "connection" in checked.stderr
 
 
+@pytest.mark.e2e
 def test_an_unreadable_history_file_is_one_line_naming_it(isolated_home: Path) -> None:
     path = history_db_path()
     path.parent.mkdir(parents=True, exist_ok=True)

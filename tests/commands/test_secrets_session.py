@@ -11,9 +11,12 @@ import uuid
 from pathlib import Path
 from urllib.parse import quote
 
+import pytest
 from helpers.cli import ROOT
 from helpers.fault_server import FaultServer
 from helpers.secrets import assert_key_nowhere
+
+pytestmark = pytest.mark.e2e
 
 
 def test_a_session_never_writes_the_key(isolated_home: Path, tmp_path: Path) -> None:

@@ -14,6 +14,8 @@ import pytest
 from helpers.fault_server import HOSTILE, FaultServer
 from helpers.terminal import controls, on_a_terminal
 
+pytestmark = pytest.mark.e2e
+
 SHOWN = "copy␛]52;c;aGFja2Vk␇ title␛]0;owned␇"  # how the reply's start looks, inert
 
 

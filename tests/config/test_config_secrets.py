@@ -21,6 +21,7 @@ def _config_file(folder: Path, body: str, mode: int) -> Path:
     return path
 
 
+@pytest.mark.e2e
 def test_config_masks_userinfo_and_secret_query_values(tmp_path: Path) -> None:
     url = "http://alice:hunter2-pass@127.0.0.1:9/v1?api-version=3&api-key=qk-0123456789abc"
     done = firsttoken("config", "--base-url", url)
@@ -33,6 +34,7 @@ def test_config_masks_userinfo_and_secret_query_values(tmp_path: Path) -> None:
     "base_url",
     [SECRET, f"api.example.com/v1?api-key={SECRET}", f"ftp://user:{SECRET}@host/v1"],
 )
+@pytest.mark.e2e
 def test_a_key_written_into_base_url_is_not_echoed(tmp_path: Path, base_url: str) -> None:
     path = _config_file(tmp_path, f'[llm]\nbase_url = "{base_url}"\n', 0o600)
     with pytest.raises(ConfigError) as caught:
@@ -42,6 +44,7 @@ def test_a_key_written_into_base_url_is_not_echoed(tmp_path: Path, base_url: str
     assert done.returncode == 2 and SECRET not in done.stderr + done.stdout
 
 
+@pytest.mark.e2e
 def test_a_readable_file_with_a_literal_key_warns_with_the_fix(tmp_path: Path) -> None:
     path = _config_file(tmp_path, f'[llm]\napi_key = "{SECRET}"\n', 0o644)
     config = load_config(ConfigFlags(config_path=path), env={}, cwd=tmp_path)

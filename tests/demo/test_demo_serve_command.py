@@ -39,6 +39,7 @@ def start(args: list[str]) -> tuple[subprocess.Popen[str], str]:
     return process, banner
 
 
+@pytest.mark.e2e
 def test_standalone_server_serves_then_exits_0_on_sigint(tmp_path: Path) -> None:
     script = (
         "import sys, types, argparse; from tui.commands import serve_demo; "
@@ -62,6 +63,7 @@ def test_standalone_server_serves_then_exits_0_on_sigint(tmp_path: Path) -> None
     assert (process.returncode, out, err) == (0, "", "")
 
 
+@pytest.mark.e2e
 def test_cli_subcommand_with_log_exits_0_on_sigterm(tmp_path: Path) -> None:
     log = tmp_path / "requests.jsonl"
     process, banner = start(

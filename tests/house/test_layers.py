@@ -97,6 +97,7 @@ def test_the_checker_sees_imports_inside_functions(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("argv", [["--version"], ["--help"], ["ask", "--help"]])
 def test_the_command_line_starts_without_the_heavy_libraries(argv: list[str]) -> None:
     probe = (

@@ -41,6 +41,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if here in item.path.parents:
             item.add_marker(pytest.mark.real_server)
+            item.add_marker(pytest.mark.e2e)
             # On one worker of a parallel run: one server, loaded once.
             item.add_marker(pytest.mark.xdist_group("real_server"))
 

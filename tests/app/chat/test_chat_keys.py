@@ -56,6 +56,7 @@ async def test_f9_typed_right_after_the_text_saves_the_text() -> None:
     assert app.results == ["Be brief."]
 
 
+@pytest.mark.e2e
 async def test_saving_the_system_prompt_keeps_the_replies_model_and_figures(
     demo: DemoThread,
 ) -> None:
@@ -92,6 +93,7 @@ async def test_saving_the_system_prompt_keeps_the_replies_model_and_figures(
         assert annotations(app) == before
 
 
+@pytest.mark.e2e
 async def test_ctrl_n_after_the_sample_starts_clean_and_says_so(
     demo: DemoThread, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -108,6 +110,7 @@ async def test_ctrl_n_after_the_sample_starts_clean_and_says_so(
         assert "sample's system prompt is not kept" in said[-1]
 
 
+@pytest.mark.e2e
 async def test_ctrl_n_keeps_the_users_system_prompt_and_says_so(
     demo: DemoThread, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from helpers.app_pilot import (
     make_app,
     record_layouts,
@@ -22,6 +23,8 @@ from tui.app.chat.chat_log import ChatLog
 from tui.app.chat.message_view import AssistantMessage, MessageView
 from tui.app.panel.latency_panel import LatencyPanel
 from tui.demo import DemoThread
+
+pytestmark = pytest.mark.e2e
 
 
 def is_spare(view: object) -> bool:

@@ -40,6 +40,7 @@ def test_pause_and_resume_are_idempotent(custom_thresholds) -> None:
     assert gc.get_threshold() == custom_thresholds
 
 
+@pytest.mark.e2e
 async def test_the_app_turns_collection_back_on_after_its_warm_up(demo) -> None:
     # `firsttoken` (open_app) switches the collector off for start-up; the app's warm-up must
     # switch it back on, or a long-running app would never collect a reference cycle.

@@ -9,6 +9,8 @@ from helpers.app_pilot import make_app, send_and_wait, send_sample_and_wait, wai
 from tui.demo import DemoThread
 from tui.engine.metrics.record import RequestStatus
 
+pytestmark = pytest.mark.e2e
+
 SENTENCE_ENDS = (".", "!", "?", "。", "```")
 
 

@@ -26,6 +26,8 @@ from tui.demo import DemoThread
 from tui.engine.metrics.record import RequestStatus
 from tui.engine.store.database import Store
 
+pytestmark = pytest.mark.e2e
+
 
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[Store]:

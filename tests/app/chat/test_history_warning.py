@@ -17,6 +17,8 @@ from tui.engine.store.database import Store, StoreError
 from tui.locations import history_db_path
 from tui.wiring import Endpoint
 
+pytestmark = pytest.mark.e2e
+
 
 def _app(base_url: str, store: Store | None, problem: str | None = None) -> FirstTokenApp:
     """The app as `firsttoken` builds it: the store, or why there is none."""

@@ -22,6 +22,8 @@ from tui.demo import DemoThread, start_demo_in_thread
 from tui.demo.latency_model import latency_model
 from tui.engine.store.database import Store
 
+pytestmark = pytest.mark.e2e
+
 BINDING_KEYS = [
     "enter", "escape", "ctrl+t", "f3", "f5", "ctrl+n", "ctrl+g", "f2", "f6", "f7", "f8", "f9",
     "f10", "ctrl+up", "ctrl+down", "f1", "up", "down", "pageup", "pagedown", "ctrl+j",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
 from helpers.app_pilot import make_app, send_and_wait, wait_for, wait_ready
 from textual.pilot import Pilot
 
@@ -13,6 +14,8 @@ from tui.app.app import FirstTokenApp
 from tui.app.chat.chat_log import REVEAL_STEP, VISIBLE_MESSAGES, ChatLog
 from tui.app.chat.earlier_messages import EarlierMessages
 from tui.demo import DemoThread
+
+pytestmark = pytest.mark.e2e
 
 
 def conversation(turns: int) -> list[dict[str, str]]:

@@ -63,6 +63,7 @@ def test_corrupt_model_entries_cost_only_themselves(tmp_path: Path) -> None:
     assert Preferences.load(path).models == {}
 
 
+@pytest.mark.e2e
 async def test_a_picked_model_is_remembered_for_its_endpoint_only(
     demo: DemoThread, other_demo: DemoThread
 ) -> None:
@@ -93,6 +94,7 @@ async def test_a_picked_model_is_remembered_for_its_endpoint_only(
         assert demo.requests[-1]["model"] == PICKED
 
 
+@pytest.mark.e2e
 async def test_a_remembered_model_the_endpoint_does_not_list_is_not_used_silently(
     other_demo: DemoThread, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -110,6 +112,7 @@ async def test_a_remembered_model_the_endpoint_does_not_list_is_not_used_silentl
         assert other_demo.requests[-1]["model"] == configured
 
 
+@pytest.mark.e2e
 async def test_a_reopened_chat_goes_on_with_its_own_model(
     demo: DemoThread, other_demo: DemoThread, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

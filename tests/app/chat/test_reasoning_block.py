@@ -40,6 +40,7 @@ def shown_text(block: ReasoningBlock) -> str:
     return str(block.body.render())
 
 
+@pytest.mark.e2e
 async def test_thinking_streams_into_the_block_before_the_answer(demo: DemoThread) -> None:
     # Five tokens, then the demo pauses for ten minutes: all five are thinking.
     app = make_app(
@@ -76,6 +77,7 @@ async def test_thinking_streams_into_the_block_before_the_answer(demo: DemoThrea
         assert header(block).startswith("▶ thought")
 
 
+@pytest.mark.e2e
 async def test_the_block_collapses_once_the_answer_starts(slow_demo: DemoThread) -> None:
     # 60 tokens/s: the answer of 300 tokens streams for five seconds after the thinking.
     app = make_app(slow_demo.base_url, model=REASONING)
@@ -102,6 +104,7 @@ async def test_the_block_collapses_once_the_answer_starts(slow_demo: DemoThread)
         assert "thought for" in header(block)
 
 
+@pytest.mark.e2e
 async def test_the_key_and_a_click_open_and_close_the_last_replys_thinking(
     demo: DemoThread,
 ) -> None:
@@ -122,6 +125,7 @@ async def test_the_key_and_a_click_open_and_close_the_last_replys_thinking(
         assert app.query_one("#prompt").text == ""
 
 
+@pytest.mark.e2e
 async def test_thinking_is_kept_shown_again_and_not_sent_back(
     demo: DemoThread, tmp_path: Path
 ) -> None:
@@ -187,6 +191,7 @@ async def test_the_thinking_reaches_the_screen_inert() -> None:
         ("firsttoken-demo", False),  # no thinking at all
     ],
 )
+@pytest.mark.e2e
 async def test_each_dialect_of_thinking(demo: DemoThread, model: str, shows_thinking: bool) -> None:
     app = make_app(demo.base_url, model=model)
     async with app.run_test(size=(110, 36)) as pilot:
@@ -204,6 +209,7 @@ async def test_each_dialect_of_thinking(demo: DemoThread, model: str, shows_thin
         assert app.chat_screen.check_action("toggle_reasoning", ()) is shows_thinking
 
 
+@pytest.mark.e2e
 async def test_a_reply_without_streaming_shows_its_thinking_collapsed(demo: DemoThread) -> None:
     app = make_app(demo.base_url, model=REASONING)
     async with app.run_test(size=(110, 36)) as pilot:

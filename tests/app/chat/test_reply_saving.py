@@ -121,6 +121,7 @@ def test_a_chat_cut_off_by_a_kill_reopens_with_its_reply_marked_incomplete(store
     drafts.close()
 
 
+@pytest.mark.e2e
 async def test_the_app_saves_a_streaming_reply_before_it_ends(
     slow_demo: DemoThread, store: Store
 ) -> None:
@@ -149,6 +150,7 @@ async def test_the_app_saves_a_streaming_reply_before_it_ends(
     assert final["reply_text"].startswith(draft["reply_text"])
 
 
+@pytest.mark.e2e
 async def test_resume_shows_a_cut_off_reply_marked_incomplete(
     demo: DemoThread, store: Store
 ) -> None:

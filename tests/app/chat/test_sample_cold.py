@@ -40,6 +40,7 @@ def test_only_the_sample_is_tagged() -> None:
     assert session.build_request(counter).messages[-1]["content"] == "hello"
 
 
+@pytest.mark.e2e
 async def test_both_orders_of_the_comparison_send_cold(caching_demo: DemoThread) -> None:
     app = make_app(caching_demo.base_url)
     async with app.run_test(size=(130, 36)) as pilot:

@@ -5,6 +5,7 @@ handled any of them."""
 
 from __future__ import annotations
 
+import pytest
 from helpers.app_pilot import WidgetsInApp, make_app, one_terminal_read, wait_for, wait_ready
 
 from tui.app.chat.prompt_input import PromptInput
@@ -24,6 +25,7 @@ async def test_ctrl_j_typed_ahead_puts_each_line_break_where_it_was_typed() -> N
         assert prompt.document.lines == ["abc", "def", "ghi"]
 
 
+@pytest.mark.e2e
 async def test_a_burst_with_line_feeds_and_enter_sends_the_lines_in_order(demo: DemoThread) -> None:
     app = make_app(demo.base_url)
     async with app.run_test(size=(110, 32)) as pilot:

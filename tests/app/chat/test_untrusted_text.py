@@ -24,6 +24,8 @@ from tui.app.screens.model_picker import ModelPicker
 from tui.engine.store.database import Store
 from tui.engine.text.inert import inert
 
+pytestmark = pytest.mark.e2e
+
 
 def live_controls(text: str) -> list[str]:
     """The control characters a terminal would act on (newline and tab are layout)."""

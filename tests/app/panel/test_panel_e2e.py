@@ -20,6 +20,8 @@ from tui.demo.latency_model import latency_model
 from tui.engine.tokens.server_counts import ServerCounts
 from tui.locations import server_tokenizers_path
 
+pytestmark = pytest.mark.e2e
+
 
 @pytest.fixture
 def llamacpp_demo() -> Iterator[DemoThread]:

@@ -3,6 +3,7 @@ the narrow width, then the width decides again (one F10 press does not end auto-
 
 from __future__ import annotations
 
+import pytest
 from helpers.app_pilot import make_app, wait_ready
 
 from tui.app.panel.latency_panel import LatencyPanel
@@ -35,6 +36,7 @@ def test_a_panel_hidden_in_an_earlier_run_stays_hidden_on_a_wide_terminal() -> N
     assert fit.visible(130)  # the terminal crossed the rule: auto again
 
 
+@pytest.mark.e2e
 async def test_f10_then_resizing_collapses_and_restores_the_panel(demo: DemoThread) -> None:
     app = make_app(demo.base_url)
     async with app.run_test(size=(130, 36)) as pilot:

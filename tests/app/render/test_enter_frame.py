@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from helpers.app_pilot import make_app, send, send_and_wait, wait_for, wait_ready
 from helpers.virtual_terminal import VirtualTerminal, settled
 from textual.app import App
@@ -41,6 +42,7 @@ async def test_the_deadline_releases_a_hold_nobody_released() -> None:
         assert app._batch_count == 0
 
 
+@pytest.mark.e2e
 async def test_after_a_reply_or_an_error_nothing_is_held(demo: DemoThread) -> None:
     for base_url in (demo.base_url, f"{demo.root_url}/fault/500/v1"):
         app = make_app(base_url, max_retries=0)
@@ -50,6 +52,7 @@ async def test_after_a_reply_or_an_error_nothing_is_held(demo: DemoThread) -> No
             assert app.chat_screen.turn.enter_hold is None and app._batch_count == 0
 
 
+@pytest.mark.e2e
 async def test_quitting_while_enter_is_held_closes_cleanly(demo: DemoThread) -> None:
     app = make_app(demo.base_url)
     async with app.run_test(size=(130, 40)) as pilot:
@@ -61,6 +64,7 @@ async def test_quitting_while_enter_is_held_closes_cleanly(demo: DemoThread) -> 
     assert app._exception is None
 
 
+@pytest.mark.e2e
 async def test_enter_frame_leaves_the_panel_to_the_next_frame() -> None:
     # The first token is 400 ms away: Enter's frame goes at the hold's deadline, with the
     # user's message and the cleared prompt, and the panel's waiting figures follow it.
@@ -97,6 +101,7 @@ def panel_text(terminal: VirtualTerminal, area: Region) -> str:
     return "\n".join(row[area.x : area.right] for row in rows)
 
 
+@pytest.mark.e2e
 async def test_a_reply_opening_with_markup_releases_enter_frame_before_its_first_word(
     monkeypatch: Any,
 ) -> None:

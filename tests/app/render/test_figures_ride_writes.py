@@ -31,6 +31,7 @@ def panel_frames(terminal: VirtualTerminal, since: int, panel: Any) -> list[int]
     return [n for n in range(since, terminal.frames) if terminal.painted_cells[n] & cells]
 
 
+@pytest.mark.e2e
 async def test_streaming_figures_share_the_frames_of_the_writes_until_the_stream_stalls(
     demo: DemoThread, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -15,6 +15,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import pytest
 import textual
 
 from tui.app.render import compat
@@ -240,6 +241,7 @@ STOCK = ["tui.app.render.stock", "tui.app.render.stock", "textual.widgets._markd
 STOCK.append("tui.app.render.stock")
 
 
+@pytest.mark.e2e
 def test_a_textual_without_a_name_the_seam_uses_gets_stock_classes_and_one_warning() -> None:
     # The name removed before the seam is imported, as a Textual without it would be.
     code = "import textual.widget as w; del w.Widget._size_updated\n" + SHOW_MODE
@@ -252,6 +254,7 @@ def test_a_textual_without_a_name_the_seam_uses_gets_stock_classes_and_one_warni
     ]
 
 
+@pytest.mark.e2e
 def test_the_environment_asks_for_stock_classes() -> None:
     done = run_python(SHOW_MODE, FIRSTTOKEN_STOCK_RENDER="1")
     assert done.returncode == 0, done.stderr
@@ -261,6 +264,7 @@ def test_the_environment_asks_for_stock_classes() -> None:
     ]
 
 
+@pytest.mark.e2e
 def test_the_tested_textual_gets_the_seams_own_classes_silently() -> None:
     done = run_python(SHOW_MODE, FIRSTTOKEN_STOCK_RENDER="")
     assert done.returncode == 0, done.stderr
@@ -277,7 +281,6 @@ def test_the_pin_admits_only_the_tested_textual() -> None:
     """The day a new Textual ships, a fresh install must still get the one the seam was read
     against: pyproject pins Textual to a release in TESTED_TEXTUAL, and nothing else."""
     import tomllib
-
     from packaging.requirements import Requirement
 
     from tui.app.render.compat import TESTED_TEXTUAL

@@ -14,6 +14,8 @@ import pytest
 
 from tui.app import render
 
+pytestmark = pytest.mark.e2e
+
 APP_TESTS = Path(__file__).resolve().parents[1]
 STOCK_PART = [
     "test_app_pilot.py::test_type_send_stream_and_metrics_match_the_record",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from helpers.app_pilot import WidgetsInApp, make_app, send, wait_for, wait_ready
 from helpers.virtual_terminal import VirtualTerminal, settled
 from textual.widgets._markdown import MarkdownHeader, MarkdownParagraph
@@ -55,6 +56,7 @@ async def test_each_write_leaves_the_terminal_as_a_full_repaint_would() -> None:
         assert terminal.differences() == []
 
 
+@pytest.mark.e2e
 async def test_the_app_streaming_a_reply_leaves_the_terminal_as_a_full_repaint_would(
     slow_demo: DemoThread,
 ) -> None:

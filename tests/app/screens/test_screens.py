@@ -12,6 +12,8 @@ from tui.app.screens.model_picker import ModelPicker
 from tui.app.screens.system_prompt import SystemPromptScreen
 
 MODELS = ["gpt-4o-mini", "gpt-4o", "qwen-7b-chat", "llama-3.1-8b-instruct"]
+
+
 def _option_ids(app: App[None]) -> list[str | None]:
     options = app.screen.query_one(OptionList)
     return [options.get_option_at_index(i).id for i in range(options.option_count)]

@@ -144,6 +144,7 @@ def _immutable(path: Path, on: bool) -> bool:
     return done.returncode == 0
 
 
+@pytest.mark.e2e
 def test_history_reads_a_data_dir_it_cannot_write(tmp_path: Path) -> None:
     """A data dir where nothing can be created (not even SQLite's -shm file): `firsttoken
     history` still lists what is there."""
