@@ -132,6 +132,9 @@ async def test_models_list(client: AsyncOpenAI) -> None:
     assert ids == [
         "firsttoken-demo",
         "demo-instant",
+        "demo-cpu-small",  # one model per latency preset: a race of simulated speeds
+        "demo-seed-qwen7b",
+        "demo-h100-70b",
         "firsttoken-demo-reasoning",
         "firsttoken-demo-reasoning-openrouter",
         "firsttoken-demo-openai-reasoning",
@@ -371,3 +374,23 @@ def test_thread_server_is_a_context_manager() -> None:
     assert len(demo.requests) == 1
     with pytest.raises(openai.APIConnectionError):
         openai.OpenAI(base_url=demo.base_url, api_key="x", max_retries=0).models.list()
+
+
+async def test_a_preset_model_id_gets_that_presets_latency() -> None:
+    """`demo-<preset>` is answered at that preset's speed, whatever the server's own: on an
+    instant server, demo-cpu-small's prefill (1.2 ms a prompt token) and round trip show."""
+    demo = DemoServer(latency_model("instant"))
+    await demo.start()
+    try:
+        client = AsyncOpenAI(base_url=demo.base_url, api_key="demo", max_retries=0)
+        for model in ("demo-cpu-small", "firsttoken-demo"):
+            await client.chat.completions.create(
+                model=model, messages=[{"role": "user", "content": "hi, reply 3 tokens"}]
+            )
+        slow, own = demo.requests
+        assert slow["preset"] == "cpu-small" and own["preset"] == "instant"
+        assert slow["simulated_ttft_ms"] == 1.0 + 1.2 * slow["prompt_tokens"]
+        assert own["simulated_ttft_ms"] == 0.0
+        await client.close()
+    finally:
+        await demo.stop()

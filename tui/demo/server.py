@@ -18,6 +18,7 @@ import json
 import secrets
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,7 @@ from tui.demo.faults import (
     FaultCounter,
     parse_fault,
 )
-from tui.demo.latency_model import LatencyModel
+from tui.demo.latency_model import PRESETS, LatencyModel
 from tui.demo.model_kinds import MODEL_KINDS, model_kind
 from tui.demo.models import answer_models
 from tui.demo.prefix import PrefixCache
@@ -236,7 +237,27 @@ class DemoServer:
     # -- /v1/models ----------------------------------------------------------------------------
 
     def model_ids(self) -> list[str]:
-        return [DEMO_MODEL_ID, f"demo-{self.model.preset}", *MODEL_KINDS]
+        """The server's own model, one per latency preset (a race of simulated speeds), and
+        the models that behave like particular real ones (model_kinds.py)."""
+        presets = [f"demo-{name}" for name in PRESETS if name != "instant"]
+        own = f"demo-{self.model.preset}"
+        return [DEMO_MODEL_ID, *dict.fromkeys([own, *presets]), *MODEL_KINDS]
+
+    def latency_for(self, model_name: str) -> LatencyModel:
+        """The latency a request for `model_name` gets: a `demo-<preset>` model id has that
+        preset's prefill, decode rate and round trip (with this server's jitter, reply length
+        and dialect); any other id, the server's own."""
+        preset = model_name.removeprefix("demo-")
+        if model_name == preset or preset not in PRESETS or preset == self.model.preset:
+            return self.model
+        own = self.model
+        return replace(
+            PRESETS[preset],
+            jitter_ms=own.jitter_ms,
+            seed=own.seed,
+            reply_tokens=own.reply_tokens,
+            server=own.server,
+        )
 
     async def _models(
         self,
@@ -305,7 +326,8 @@ class DemoServer:
         max_tokens = body.get("max_completion_tokens")
         if max_tokens is None:
             max_tokens = body.get("max_tokens")
-        caching = self.model.prefix_cache
+        model = self.latency_for(model_name)
+        caching = model.prefix_cache
         count = await asyncio.to_thread(
             count_prompt,
             self.dialect,
@@ -316,7 +338,6 @@ class DemoServer:
         )
         uncached = count.tokens - count.cached  # only these are prefilled
         self._count += 1
-        model = self.model
         entry: dict[str, Any] = {
             "id": f"{self._id_prefix}-{self._count:06d}",
             "path": request.path,

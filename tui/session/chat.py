@@ -28,6 +28,9 @@ class Chat:
         self.history = history
         self.engine = engine
         self.counts = ExactCounts(engine)
+        # One lane of a race (session/race.py): (race id, this target's label), marked on
+        # every record this chat files.
+        self.race: tuple[str, str] | None = None
 
     # -- a turn ------------------------------------------------------------------------------
 
@@ -99,6 +102,8 @@ class Chat:
         if turn.filed:
             return
         turn.filed = True
+        if self.race is not None:
+            finished.record.race_id, finished.record.race_target = self.race
         self.history.reply_done(
             turn.chat_id,
             finished.record,

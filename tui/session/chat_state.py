@@ -52,6 +52,9 @@ class ChatState:
     # At most this many output tokens, asked for (`ask --max-tokens`): the request's class
     # follows it. None: the configured limit, sent with every request.
     max_tokens: int | None = None
+    # Every request goes cold: a fresh tag opens its prompt (as `bench` does), so no server's
+    # prefix cache serves part of it (a race's rounds, unless asked to go warm).
+    cold: bool = False
 
     @classmethod
     def from_config(
@@ -195,12 +198,14 @@ class ChatState:
             policy = replace(settings.trim_policy, strategy="priority")
             settings = replace(settings, trim_policy=policy)
         messages = self.messages
-        if self.holds_the_sample():
-            # The trimming demo compares two sends: each goes cold (a fresh tag opens the sample,
-            # as `bench` does), so the server's prefix cache cannot make one order look better.
+        if self.cold or self.holds_the_sample():
+            # The trimming demo compares two sends, and a race its targets: each goes cold (a
+            # fresh tag opens the prompt, as `bench` does), so the server's prefix cache cannot
+            # make one order look better.
             from tui.engine.bench import new_tag, tagged
 
-            messages = tagged(messages, f"sample {new_tag()}")
+            tag = f"sample {new_tag()}" if self.holds_the_sample() else new_tag()
+            messages = tagged(messages, tag)
         if count_later and self._fits_uncounted(messages):
             request = uncounted_request(
                 messages,

@@ -99,14 +99,16 @@ async def test_a_remembered_model_the_endpoint_does_not_list_is_not_used_silentl
     other_demo: DemoThread, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     key = other_demo.base_url.rstrip("/")
-    Preferences(models={key: "demo-cpu-small"}).save()  # the first demo's model, not this one's
+    Preferences(models={key: "model-of-another-server"}).save()  # not one this demo lists
     app = remembering_app(other_demo.base_url)
     said = notes_of(app, monkeypatch)
     async with app.run_test(size=(120, 36)) as pilot:
         await settled(pilot)
         configured = app.config.model
         assert app.chat.state.model == configured
-        assert any("demo-cpu-small" in note and "not among the models" in note for note in said)
+        assert any(
+            "model-of-another-server" in note and "not among the models" in note for note in said
+        )
         assert Preferences.load().model_for(key) is None
         await send_and_wait(pilot, "which model, reply 5 tokens")
         assert other_demo.requests[-1]["model"] == configured

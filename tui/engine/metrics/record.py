@@ -174,6 +174,9 @@ class RequestRecord:
     # record's figures use: "server" (exact) or "estimate" (the local count).
     prompt_tokens_server: int | None = None
     prompt_tokens_source: str | None = None
+    # One of a race's requests (engine/race.py): the race, and the target's label in it.
+    race_id: str | None = None
+    race_target: str | None = None
 
     def to_dict(self) -> dict[str, object]:
         data = asdict(self)
