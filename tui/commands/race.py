@@ -14,7 +14,7 @@ import contextlib
 import signal
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager, nullcontext
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,8 +34,10 @@ if TYPE_CHECKING:
     from tui.config import Config, ConfigFlags
     from tui.engine.chat.events import Finished
     from tui.race_targets import RaceTarget
+    from tui.session.chat_state import ChatState
+    from tui.session.history import ChatHistory
     from tui.session.race import Lane, Race
-    from tui.wiring import Endpoint
+    from tui.session.race_lanes import Endpoints
 
 DEFAULT_ROUNDS = 5
 DEFAULT_PROMPT = "In two sentences, why does a shorter prompt reach its first token sooner?"
@@ -56,63 +58,24 @@ def _messages(args: argparse.Namespace) -> list[dict[str, Any]]:
     return messages
 
 
-class Endpoints:
-    """Each distinct endpoint opened once: targets on the same server share it (every target
-    on the embedded demo shares one demo server)."""
-
-    def __init__(self, stack: ExitStack) -> None:
-        self.stack = stack
-        self._opened: dict[tuple[bool, str | None, str | None], Endpoint] = {}
-
-    def open(self, config: Config) -> Endpoint:
-        from tui.wiring import open_endpoint
-
-        demo = config.uses_demo_endpoint
-        key = (demo, None if demo else config.base_url, None if demo else config.api_key)
-        if key not in self._opened:
-            endpoint = self.stack.enter_context(open_endpoint(config))
-            if endpoint.notice:
-                print(endpoint.notice, file=sys.stderr, flush=True)
-            self._opened[key] = endpoint
-        return self._opened[key]
-
-
 def _lane(
     target: RaceTarget,
     config: Config,
-    endpoint: Endpoint,
+    endpoints: Endpoints,
     messages: list[dict[str, Any]],
-    store: Any,
-    not_saved: Callable[[str], None],
+    history: Callable[[ChatState], ChatHistory],
     *,
     cold: bool,
     budget: int | None,
 ) -> Lane:
-    from tui.engine.tokens.counter import get_counter
-    from tui.session.chat import Chat
-    from tui.session.chat_state import ChatState
-    from tui.session.engine_link import EngineLink
-    from tui.session.history import ChatHistory
-    from tui.session.race import Lane
-    from tui.wiring import client_for
+    from tui.session.race_lanes import lane_for, state_for
 
-    state = ChatState.from_config(config, messages)
-    state.cold = cold
-    if target.trim is not None:
-        state.trim_enabled = target.trim
-    if target.stream is not None:
-        state.streaming = target.stream
-    limit = target.budget if target.budget is not None else budget
-    if limit is not None:
-        state.budget = limit
+    state = state_for(config, messages, cold=cold)
+    if budget is not None and target.budget is None:
+        state.budget = budget
         if target.trim is None:
-            state.trim_enabled = True  # a budget alone means "trim to it", as for ask
-    counter = get_counter(config.model)
-    engine = EngineLink(lambda: nullcontext(endpoint), [config.model])
-    engine.client = client_for(config, endpoint, counter)
-    engine.counter, engine.connected = counter, True
-    history = ChatHistory(store, state, warn=not_saved)
-    return Lane(target.label, Chat(state, history, engine))
+            state.trim_enabled = True  # --budget alone means "trim to it", as for ask
+    return lane_for(target, config, endpoints.open(config), state, history)
 
 
 class _Once:
@@ -162,7 +125,9 @@ def run(args: argparse.Namespace, flags: ConfigFlags) -> int:
     from tui.config import ConfigError
     from tui.engine.race import race_verdict
     from tui.race_targets import TargetError, parse_targets, target_config
+    from tui.session.history import ChatHistory
     from tui.session.race import Race
+    from tui.session.race_lanes import Endpoints
 
     as_json = bool(args.json)
     try:
@@ -183,20 +148,15 @@ def run(args: argparse.Namespace, flags: ConfigFlags) -> int:
 
     with ExitStack() as stack:
         store = stack.enter_context(_store(configs[0]))
-        endpoints = Endpoints(stack)
+        endpoints = Endpoints(stack, notice=lambda line: print(line, file=sys.stderr, flush=True))
         not_saved = _Once(warning)
+
+        def history(state: ChatState) -> ChatHistory:
+            return ChatHistory(store, state, warn=not_saved)
+
         try:
             lanes = [
-                _lane(
-                    t,
-                    c,
-                    endpoints.open(c),
-                    messages,
-                    store,
-                    not_saved,
-                    cold=cold,
-                    budget=args.budget,
-                )
+                _lane(t, c, endpoints, messages, history, cold=cold, budget=args.budget)
                 for t, c in zip(targets, configs, strict=True)
             ]
         except (OSError, ValueError, RuntimeError) as problem:

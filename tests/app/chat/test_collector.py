@@ -40,6 +40,18 @@ def test_pause_and_resume_are_idempotent(custom_thresholds) -> None:
     assert gc.get_threshold() == custom_thresholds
 
 
+def test_replies_streaming_at_once_share_the_pause(custom_thresholds) -> None:
+    """A race's lanes: the first to end must not restore the thresholds under the other, and
+    the last to end restores the user's own (not the streaming ones it saw when it began)."""
+    first, second = CollectorPause(), CollectorPause()
+    first.pause()
+    second.pause()
+    first.resume()
+    assert gc.get_threshold() == STREAMING_THRESHOLDS
+    second.resume()
+    assert gc.get_threshold() == custom_thresholds
+
+
 @pytest.mark.e2e
 async def test_the_app_turns_collection_back_on_after_its_warm_up(demo) -> None:
     # `firsttoken` (open_app) switches the collector off for start-up; the app's warm-up must

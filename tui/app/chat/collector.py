@@ -19,21 +19,34 @@ STREAMING_THRESHOLDS = (10_000, 10, 1_000_000)
 
 
 class CollectorPause:
-    """`pause()` at the start of a reply, `resume()` once it is rendered (idempotent)."""
+    """`pause()` at the start of a reply, `resume()` once it is rendered (idempotent). Several
+    replies streaming at once (a race's lanes) share the pause: the normal thresholds come
+    back when the last of them resumes."""
+
+    _holders = 0  # replies holding the pause now, across instances
+    _saved: tuple[int, int, int] | None = None
 
     def __init__(self) -> None:
-        self._saved: tuple[int, int, int] | None = None
+        self._holding = False
 
     @property
     def paused(self) -> bool:
-        return self._saved is not None
+        return self._holding
 
     def pause(self) -> None:
-        if self._saved is None:
-            self._saved = gc.get_threshold()
+        if self._holding:
+            return
+        self._holding = True
+        if CollectorPause._holders == 0:
+            CollectorPause._saved = gc.get_threshold()
             gc.set_threshold(*STREAMING_THRESHOLDS)
+        CollectorPause._holders += 1
 
     def resume(self) -> None:
-        if self._saved is not None:
-            gc.set_threshold(*self._saved)
-            self._saved = None
+        if not self._holding:
+            return
+        self._holding = False
+        CollectorPause._holders -= 1
+        if CollectorPause._holders == 0 and CollectorPause._saved is not None:
+            gc.set_threshold(*CollectorPause._saved)
+            CollectorPause._saved = None

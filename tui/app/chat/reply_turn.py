@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tui.app.chat.collector import CollectorPause
 from tui.app.chat.reasoning_block import ReasoningFeed
@@ -34,9 +34,10 @@ if TYPE_CHECKING:
     from tui.app.chat.chat_log import ChatLog
     from tui.app.chat.message_view import AssistantMessage
     from tui.app.chat.prompt_input import PromptInput
-    from tui.app.panel.latency_panel import LatencyPanel
+    from tui.app.panel.live_figures import LiveFigures
     from tui.app.preferences import PromptHistory
     from tui.engine.chat.events import Finished
+    from tui.engine.metrics.request_classes import ClassChoice
     from tui.session.chat import Chat
     from tui.session.turn import Turn
 
@@ -47,6 +48,16 @@ STREAMING_TICK_EVERY = 3  # once tokens flow: every 3rd tick (~3 Hz)
 WRITES_CARRY_FIGURES_S = 0.3
 
 Started = tuple["Turn", "AssistantMessage", ReplyWriter]
+
+
+class ReplyFigures(Protocol):
+    """Where a reply's figures are shown: the side panel, or a race lane's own."""
+
+    def show_live(self, live: LiveFigures, expected: ClassChoice | None = None) -> None: ...
+
+    def show_record(self, record: RequestRecord) -> None: ...
+
+    def add_sample(self, sample: TtftSample) -> None: ...
 
 
 def reply_status(record: RequestRecord) -> str:
@@ -88,8 +99,8 @@ class ReplyTurn:
         app: App[Any],
         chat: Chat,
         log: ChatLog,
-        prompt: PromptInput,
-        panel: LatencyPanel,
+        prompt: PromptInput | None,
+        panel: ReplyFigures,
         prompt_history: PromptHistory | None,
         finished: Callable[[RequestRecord], None],
     ) -> None:
@@ -132,6 +143,7 @@ class ReplyTurn:
             if state.awaiting_reply():
                 self.retry()  # send the loaded conversation as it stands
             return
+        assert self.prompt is not None, "a view that takes Enter has a prompt"
         hold = self.enter_hold = EnterFrameHold(self.app)  # Enter and fast first words
         index = self.chat.add_user(text)  # saved before it is sent
         # The user's block first (normally the hidden spare: filled and shown, nothing mounted),
@@ -166,6 +178,17 @@ class ReplyTurn:
     def cancel(self) -> None:
         if self.busy and self.current is not None:
             self.current.cancel()
+
+    async def answer(self) -> Finished | None:
+        """Send the conversation as it stands (its message added by the caller: a race lane)
+        and show the reply; its outcome, once the reply is shown and filed."""
+        if self.busy:
+            return None
+        self._active = True
+        started = self._begin() if self.chat.engine.client is not None else None
+        await self._run_reply(started)
+        turn = self.current
+        return turn.state.finished if turn is not None else None
 
     def _once_shown(self, then: Callable[[], None]) -> None:
         async def once_shown() -> None:
@@ -206,8 +229,9 @@ class ReplyTurn:
             started = self._begin()
         turn, view, writer = started
         prompt = self.prompt
-        blink = prompt.cursor_blink
-        prompt.set_blinking(False)  # a blinking cursor is two extra frames a second
+        blink = prompt.cursor_blink if prompt is not None else False
+        if prompt is not None:
+            prompt.set_blinking(False)  # a blinking cursor is two extra frames a second
         mounted = self.log.show_reply(view)
         view.set_status("waiting for the first token…", live=True)
         self._view = view
@@ -232,7 +256,8 @@ class ReplyTurn:
             self.current = None
             return
         finally:
-            prompt.set_blinking(blink)
+            if prompt is not None:
+                prompt.set_blinking(blink)
             self._view = None
             self._release_enter_hold()
             final = turn.state.finished

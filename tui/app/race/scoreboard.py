@@ -1,0 +1,72 @@
+"""Above a race's lanes: who reached the first token first in each round, by how much, and the
+verdict so far (engine/race.py: a rank test over every round, not the last one)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from rich.text import Text
+from textual.widgets import Static
+
+from tui.app.panel.ttft_history import format_ms
+from tui.engine.race import RaceVerdict
+
+ROUNDS_SHOWN = 4  # the latest rounds; the verdict covers them all
+
+
+def round_line(number: int, ttfts: Mapping[str, float | None]) -> str:
+    """ "round 3: a first by 120 ms" (or who failed)."""
+    timed = sorted((ms, label) for label, ms in ttfts.items() if ms is not None)
+    failed = [label for label, ms in ttfts.items() if ms is None]
+    if not timed:
+        return f"round {number}: no first token"
+    line = f"round {number}: {timed[0][1]} first"
+    if len(timed) > 1:
+        line += f" by {format_ms(timed[1][0] - timed[0][0])}"
+    if failed:
+        line += f" ({', '.join(failed)} failed)"
+    return line
+
+
+class Scoreboard(Static):
+    DEFAULT_CSS = """
+    Scoreboard {
+        height: auto;
+        padding: 0 1;
+        background: $boost;
+    }
+    """
+
+    def __init__(self, about: str, **kwargs: object) -> None:
+        super().__init__("", markup=False, **kwargs)  # type: ignore[arg-type]
+        self.about = about
+        self.rounds: list[dict[str, float | None]] = []
+        self.verdict: RaceVerdict | None = None
+
+    def on_mount(self) -> None:
+        self.show()
+
+    def add_round(self, ttfts: Mapping[str, float | None], verdict: RaceVerdict) -> None:
+        self.rounds.append(dict(ttfts))
+        self.verdict = verdict
+        self.show()
+
+    def show(self) -> None:
+        theme = self.app.current_theme
+        text = Text(self.about, style="dim")
+        latest = list(enumerate(self.rounds, 1))[-ROUNDS_SHOWN:]
+        if latest:
+            text.append("\n" + " · ".join(round_line(n, t) for n, t in latest))
+        if self.verdict is not None:
+            style = f"bold {theme.success}" if self.verdict.decided else "bold"
+            text.append("\nso far: ", style="dim")
+            text.append(self.verdict.summary, style=style)
+        else:
+            text.append("\nsend a message: every target answers it, in turn", style="dim")
+        self.update(text)
+
+
+def about_line(labels: Sequence[str], together: bool, cold: bool) -> str:
+    order = "all at once" if together else "one at a time, the order reversed each round"
+    heat = "each request cold" if cold else "warm"
+    return f"race: {' vs '.join(labels)} · {order} · {heat}"
