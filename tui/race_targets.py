@@ -97,17 +97,15 @@ def parse_targets(texts: Sequence[str]) -> list[RaceTarget]:
     return targets
 
 
-def target_config(target: RaceTarget, flags: ConfigFlags) -> Config:
-    """The config `target` runs with: the user's files and environment, with the target's
-    endpoint, provider and model in place of the flags' (ConfigError when it does not load)."""
+def target_config(target: RaceTarget, base: Config, flags: ConfigFlags) -> Config:
+    """The config `target` runs with: `base` (the one already loaded) with the target's model,
+    or for a target on another endpoint or provider, the user's files and environment loaded
+    again with those in place of the flags' (ConfigError when that does not load)."""
+    if not target.base_url and not target.provider:
+        return dataclasses.replace(base, model=target.model)
     from tui.config import load_config
 
     changed = dataclasses.replace(
-        flags,
-        model=target.model,
-        base_url=target.base_url if target.base_url else flags.base_url,
-        provider=target.provider if target.provider else flags.provider,
+        flags, model=target.model, base_url=target.base_url, provider=target.provider
     )
-    if target.provider and not target.base_url:
-        changed = dataclasses.replace(changed, base_url=None)
     return load_config(changed)

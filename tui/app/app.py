@@ -7,7 +7,7 @@ keep-alive connection is open before the first Enter.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -16,13 +16,16 @@ from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import BindingType
 from textual.screen import Screen
+from textual.worker import WorkerFailed
 
 from tui.app.chat.model_choice import starting_model
 from tui.app.keymap import APP_BINDINGS, HELP_ENTRIES, PALETTE_COMMANDS
+from tui.app.race.start import RaceAtStart, RaceOpener
 from tui.app.render import notices, repaint_everything
 from tui.app.screens.chat_screen import ChatScreen
 from tui.app.start_up import StartUp
 from tui.app.untrusted import shown, shown_line
+from tui.config import ConfigFlags
 from tui.session.chat import Chat
 from tui.session.chat_state import ChatState
 from tui.session.engine_link import EngineLink
@@ -33,6 +36,7 @@ if TYPE_CHECKING:
     from tui.app.preferences import Preferences, PromptHistory
     from tui.config import Config
     from tui.engine.store.database import Store
+    from tui.race_targets import RaceTarget
     from tui.wiring import Endpoint
 
 
@@ -52,6 +56,8 @@ class FirstTokenApp(App[None]):
         messages: list[dict[str, Any]] | None = None,
         store: Store | None = None,
         resume_chat: int | None = None,
+        flags: ConfigFlags | None = None,
+        race: RaceAtStart | None = None,
         history_problem: str | None = None,
     ) -> None:
         super().__init__()
@@ -67,6 +73,8 @@ class FirstTokenApp(App[None]):
         models = list(config.models) or [config.model]
         engine = EngineLink(open_endpoint, models, NetworkLoop())
         self.chat = Chat(state, history, engine)
+        self.races = RaceOpener(config, flags or ConfigFlags(), self.chat)
+        self._race_at_start = race  # `firsttoken --race A B`: opened once start-up is over
         self._chat = ChatScreen(
             config=config,
             chat=self.chat,
@@ -122,6 +130,50 @@ class FirstTokenApp(App[None]):
     def _start_up_settled(self) -> None:
         self._show_render_notices()  # the reply's Markdown is checked during start-up
         self._chat.start_up_settled()
+        if self._race_at_start is not None:
+            targets, together, cold = self._race_at_start
+            self._race_at_start = None
+            self.start_race(targets, list(self.chat.state.messages), together=together, cold=cold)
+
+    # -- races -------------------------------------------------------------------------------
+
+    def start_race(
+        self,
+        targets: Sequence[RaceTarget],
+        messages: list[dict[str, Any]],
+        *,
+        together: bool = False,
+        cold: bool = True,
+    ) -> None:
+        """Open the race's lanes (a thread), then its screen over the chat."""
+
+        async def opening() -> None:
+            from tui.app.race.race_screen import RaceScreen
+
+            worker = self.run_worker(
+                partial(
+                    self.races.lanes,
+                    targets,
+                    messages,
+                    together=together,
+                    cold=cold,
+                    notice=self._notice_from_thread,
+                ),
+                thread=True,
+                group="race-open",
+                exit_on_error=False,
+            )
+            try:
+                race = await worker.wait()
+            except WorkerFailed as failure:
+                self.notify(f"cannot start the race: {failure.error}", severity="error")
+                return
+            self.push_screen(RaceScreen(race, self.config.thresholds(), cold=cold))
+
+        self.run_worker(opening(), group="race-start", exclusive=True)
+
+    def _notice_from_thread(self, message: str) -> None:
+        self.call_from_thread(self.notify, message, timeout=6)
 
     def on_resize(self, event: events.Resize) -> None:
         # The event's size, not self.size: the app's own size is updated after this handler.
@@ -193,11 +245,17 @@ class FirstTokenApp(App[None]):
         yield from super().get_system_commands(screen)
 
     async def on_unmount(self) -> None:
+        from tui.app.race.race_screen import RaceScreen
+
         if self.prompt_history is not None:
             self.prompt_history.save()  # a prompt sent just before quitting
+        for screen in self.screen_stack:
+            if isinstance(screen, RaceScreen):
+                await screen.stop()  # its replies under way are kept, as the chat's are
         if self._chat.turn is not None:
             await self._chat.turn.stop()
         self.chat.history.close()  # a reply still arriving is saved as it stands (incomplete)
+        self.races.close()  # what races opened, before the loop they run on stops
         await self.chat.engine.close()  # the client, its loop, the demo server if one started
 
 

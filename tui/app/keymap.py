@@ -29,6 +29,12 @@ CHAT_BINDINGS: tuple[Binding, ...] = (
     Binding("f10,ctrl+b", "toggle_panel", "panel", show=False, id="toggle_panel"),
     Binding("ctrl+up", "budget(1)", "budget +500", show=False, id="budget_up"),
     Binding("ctrl+down", "budget(-1)", "budget -500", show=False, id="budget_down"),
+    Binding("f12", "race", "race", show=False, id="race"),
+)
+# A race's screen (tui/app/race/race_screen.py): the chat's race key goes back to the chat.
+RACE_BINDINGS: tuple[Binding, ...] = (
+    Binding("escape", "cancel", "cancel", id="race_cancel"),
+    Binding("f12,ctrl+w", "leave", "back to the chat", id="race_leave"),
 )
 # The app's own keys (its actions), on every screen.
 APP_BINDINGS: tuple[Binding, ...] = (
@@ -59,6 +65,7 @@ HELP_ENTRIES: list[tuple[str, str, str]] = [
     ("f3 / ctrl+o", "streaming on / off for the next request", "Latency"),
     ("ctrl+↑ / ctrl+↓", "prompt token budget +500 / -500", "Latency"),
     ("f6", "load the bloated sample conversation (trimming demo)", "Latency"),
+    ("f12", "race this chat against another model or setting, side by side", "Latency"),
     ("f2", "switch model (from GET /v1/models)", "App"),
     ("f4", "switch theme (remembered)", "App"),
     ("f10 / ctrl+b", "show / hide the latency panel", "App"),
@@ -94,6 +101,9 @@ PALETTE_COMMANDS: tuple[PaletteCommand, ...] = (
     ),
     PaletteCommand(
         "Show or hide thinking", "the last reply's reasoning (ctrl+f)", "toggle_reasoning"
+    ),
+    PaletteCommand(
+        "Race this chat", "against another model, endpoint or setting, side by side (f12)", "race"
     ),
     PaletteCommand("Copy last reply", "to the clipboard (f7)", "copy_reply"),
     PaletteCommand("Copy last code block", "of the last reply (f8)", "copy_code"),

@@ -122,7 +122,7 @@ def _store(config: Config) -> Iterator[Any]:
 
 
 def run(args: argparse.Namespace, flags: ConfigFlags) -> int:
-    from tui.config import ConfigError
+    from tui.config import ConfigError, load_config
     from tui.engine.race import race_verdict
     from tui.race_targets import TargetError, parse_targets, target_config
     from tui.session.history import ChatHistory
@@ -133,7 +133,8 @@ def run(args: argparse.Namespace, flags: ConfigFlags) -> int:
     try:
         targets = parse_targets(args.targets)
         messages = _messages(args)
-        configs = [target_config(target, flags) for target in targets]
+        base = load_config(flags)
+        configs = [target_config(target, base, flags) for target in targets]
     except (TargetError, UsageError, ConfigError) as problem:
         error(str(problem))
         return EXIT_USAGE

@@ -32,6 +32,7 @@ class LanePanel(Vertical):
         border-bottom: solid $panel-lighten-1;
     }
     LanePanel > .lane-title { text-style: bold; height: 1; }
+    LanePanel > .lane-where { color: $text-muted; height: 1; }
     LanePanel > .lane-ttft { height: 1; }
     LanePanel > .lane-ttft.-ok { color: $success; }
     LanePanel > .lane-ttft.-warn { color: $warning; }
@@ -40,9 +41,10 @@ class LanePanel(Vertical):
     LanePanel > .lane-rate { height: 1; color: $text-muted; }
     """
 
-    def __init__(self, title: str, thresholds: Thresholds, **kwargs: object) -> None:
+    def __init__(self, title: str, where: str, thresholds: Thresholds, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.title_line = Static(title, markup=False, classes="lane-title")
+        self.where_line = Static(where, markup=False, classes="lane-where")
         self.ttft_line = Static("TTFT —", markup=False, classes="lane-ttft -idle")
         self.rate_line = Static("", markup=False, classes="lane-rate")
         self.waterfall = TtftWaterfall()
@@ -52,6 +54,7 @@ class LanePanel(Vertical):
 
     def compose(self) -> ComposeResult:
         yield self.title_line
+        yield self.where_line
         yield self.ttft_line
         yield self.rate_line
         yield self.waterfall

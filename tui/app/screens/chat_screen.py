@@ -433,6 +433,30 @@ class ChatScreen(RenderScreen):
             self.engine.counter = counter
             self.update_preview()
 
+    def action_race(self) -> None:
+        """Race this chat's conversation against another model, endpoint or setting."""
+        from tui.app.screens.race_prompt import RacePromptScreen
+
+        if self.busy:
+            self.notify("a reply is still streaming: esc cancels it", severity="warning")
+            return
+        suggestion = "trim=off" if self.state.trim_enabled else "trim=on"
+        prompt = RacePromptScreen(shown_line(self.state.model), suggestion)
+        self.app.push_screen(prompt, self._race_against)
+
+    def _race_against(self, typed: str | None) -> None:
+        from tui.app.race.start import against_this_chat
+        from tui.race_targets import TargetError
+
+        if typed is None:
+            return
+        try:
+            targets = against_this_chat(self.state, typed)
+        except TargetError as problem:
+            self.notify(str(problem), severity="error", timeout=8)
+            return
+        self.app.start_race(targets, list(self.state.messages))  # type: ignore[attr-defined]
+
     def action_toggle_reasoning(self) -> None:
         """Open or close the thinking of the latest reply that has any."""
         for view in reversed(self.query_one(ChatLog).replies()):

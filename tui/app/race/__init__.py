@@ -1,0 +1,1 @@
+"""A race in the app: its screen, the lanes' figures, the scoreboard."""
