@@ -26,7 +26,7 @@ from tui.commands._common import (
 if TYPE_CHECKING:
     from tui.config import ConfigFlags
 
-LATEST_CHAT = 0  # --resume with no id: the newest saved chat
+LATEST_CHAT = 0  # --resume with no id: the app's last used chat
 COMMANDS = ("ask", "bench", "sweep", "check", "history", "config", "demo-server")
 # Flags before the subcommand that take a value (the value is not the subcommand).
 _VALUED_FLAGS = ("--config", "--settings", "--base-url", "--model", "--api-key-env", "--messages")
@@ -183,8 +183,8 @@ def build_parser() -> argparse.ArgumentParser:
         const=LATEST_CHAT,
         default=None,
         metavar="CHAT",
-        help="open a saved chat and carry on (the latest when CHAT is left out; "
-        "`firsttoken history --chats` lists them)",
+        help="open a saved chat and carry on (the app's last used one when CHAT is left "
+        "out; `firsttoken history --chats` lists them)",
     )
     sub: Any = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -290,12 +290,21 @@ def _history_parser(sub: Any, common: argparse.ArgumentParser) -> None:
         "included) as JSON lines; --otel the same records under OpenTelemetry GenAI names.",
     )
     which = history.add_mutually_exclusive_group()
-    which.add_argument("--chats", action="store_true", help="list the saved chats instead")
+    which.add_argument(
+        "--chats",
+        action="store_true",
+        help="list the saved chats instead, the last used first (the app's and `ask` runs', "
+        "each with its kind)",
+    )
     which.add_argument(
         "--chat", type=_positive_int, metavar="ID", default=None, help="only this chat's records"
     )
     history.add_argument(
-        "--limit", type=_positive_int, metavar="N", default=20, help="records to show (20)"
+        "--limit",
+        type=_positive_int,
+        metavar="N",
+        default=20,
+        help="records (or with --chats, chats) to show: the latest N (20)",
     )
     form = history.add_mutually_exclusive_group()
     form.add_argument("--json", action="store_true", help="JSON lines instead of a table")
