@@ -87,10 +87,11 @@ def server_root(base_url: str) -> str:
 
 
 def endpoint_host(base_url: str) -> str:
+    """host:port, for records and messages; never the URL itself, which may hold a secret."""
     try:
         return parse_url(base_url).origin.host_port
     except BadURL:
-        return base_url
+        return "(not a usable base_url)"
 
 
 def backoff_delay(retry_number: int, retry_after_s: float | None) -> float:
