@@ -39,12 +39,13 @@ from tui.engine.bench import (
     CHECK_QUESTION,
     ClassVerdict,
     Variant,
+    VariantResult,
     filler_messages,
     fit_line,
     run_rounds,
 )
 from tui.engine.chat.events import Finished
-from tui.engine.metrics.record import RequestStatus
+from tui.engine.metrics.record import RequestRecord, RequestStatus
 from tui.engine.text.inert import json_text
 
 if TYPE_CHECKING:
@@ -56,8 +57,15 @@ if TYPE_CHECKING:
 def _progress(label: str, finished: Finished) -> None:
     record = finished.record
     ttft = f"{record.ttft_ms:,.0f} ms" if record.ttft_ms is not None else "—"
-    state = "" if record.status is RequestStatus.OK else f" ({record.status.value})"
-    print(f"  {label}: TTFT {ttft}{state}", file=sys.stderr, flush=True)
+    print(f"  {label}: TTFT {ttft}{_failed(record)}", file=sys.stderr, flush=True)
+
+
+def _failed(record: RequestRecord) -> str:
+    """How a request that did not succeed ended, for its progress line: " (error: connection)"."""
+    if record.status is RequestStatus.OK:
+        return ""
+    kind = f": {record.error_kind}" if record.error_kind else ""
+    return f" ({record.status.value}{kind})"
 
 
 def _warmup_progress(label: str, finished: Finished) -> None:
@@ -115,16 +123,51 @@ def _measure(
 
 
 def _finish(
-    lines: list[str], payload: dict[str, Any], as_json: bool, failed: bool, stopped: bool
+    lines: list[str],
+    payload: dict[str, Any],
+    as_json: bool,
+    failed: bool,
+    measured: Measured,
 ) -> int:
+    """Print the table (or the JSON object) and say how it ended. When not one request
+    succeeded, there is nothing to tabulate: the error itself is the answer (a dead server is
+    not a missed target), with exit 1."""
+    nothing = nothing_measured(measured.results)
     if as_json:
+        if nothing is not None:
+            payload = {**payload, "error": {"kind": nothing.error_kind, "message": _said(nothing)}}
         print(json_text(payload))
-    else:
+    elif nothing is None or measured.stopped:
         print("\n".join(lines))
-    if stopped:
+    if measured.stopped:
         error("interrupted: the runs that finished are above; every request's record was kept")
         return EXIT_INTERRUPTED
+    if nothing is not None:
+        error(_said(nothing) + _others(measured.results, nothing))
+        return EXIT_FAILED
     return EXIT_FAILED if failed else EXIT_OK
+
+
+def nothing_measured(results: list[VariantResult]) -> RequestRecord | None:
+    """The first failed request when every request failed, else None."""
+    records = [record for result in results for record in result.records]
+    if not records or any(record.status is RequestStatus.OK for record in records):
+        return None
+    return records[0]
+
+
+def _said(record: RequestRecord) -> str:
+    return record.error_message or record.status.value
+
+
+def _others(results: list[VariantResult], first: RequestRecord) -> str:
+    """How many requests failed otherwise than the first did (the same error is said once)."""
+    said = _said(first)
+    other = sum(1 for r in results for record in r.records if _said(record) != said)
+    total = sum(len(r.records) for r in results)
+    if not other:
+        return f" (every one of the {total} requests)" if total > 1 else ""
+    return f" (and {other} of the {total} requests failed otherwise; --json lists each error)"
 
 
 # -- bench ------------------------------------------------------------------------------------
@@ -176,7 +219,7 @@ def run_bench(args: argparse.Namespace, config: Config) -> int:
     if isinstance(outcome, int):
         return outcome
     failed = any(result.failures for result in outcome.results)
-    return _finish(bench_lines(outcome), bench_payload(outcome), args.json, failed, outcome.stopped)
+    return _finish(bench_lines(outcome), bench_payload(outcome), args.json, failed, outcome)
 
 
 # -- sweep ------------------------------------------------------------------------------------
@@ -220,9 +263,8 @@ def run_sweep(args: argparse.Namespace, config: Config) -> int:
     ]
     fit = fit_line(points)
     failed = any(result.failures for result in results)
-    return _finish(
-        sweep_lines(outcome, fit), sweep_payload(outcome, fit), args.json, failed, outcome.stopped
-    )
+    lines, payload = sweep_lines(outcome, fit), sweep_payload(outcome, fit)
+    return _finish(lines, payload, args.json, failed, outcome)
 
 
 # -- check ------------------------------------------------------------------------------------
@@ -262,5 +304,5 @@ def run_check(args: argparse.Namespace, config: Config) -> int:
         check_payload(verdicts, outcome),
         args.json,
         missed,
-        outcome.stopped,
+        outcome,
     )

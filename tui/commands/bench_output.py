@@ -289,7 +289,7 @@ def check_lines(
                 duration(verdict.p95_ms),
                 level.value if level is not None else "—",
                 _runs(verdict.result),
-                "met" if verdict.met else "MISSED",
+                _verdict(verdict),
             ]
         )
     header = ["request class", "TTFT target", "TTFT p50", "TTFT p95", "level", "runs", ""]
@@ -300,13 +300,25 @@ def check_lines(
     elif all(v.met for v in verdicts):
         lines.append("every target met")
     else:
-        missed = ", ".join(v.name for v in verdicts if not v.met)
-        lines.append(f"missed: {missed}")
+        failed = [v.name for v in verdicts if v.result.failures]
+        missed = [v.name for v in verdicts if not v.met and not v.result.failures]
+        if missed:
+            lines.append(f"missed: {', '.join(missed)}")
+        if failed:
+            lines.append(f"failed: {', '.join(failed)} (a request failed: the errors are below)")
     if any(v.result.buffered for v in verdicts):
         lines.append("buffered: " + buffered_message())
     if simulated:
         lines.append(SIMULATED)
     return lines + _errors([v.result for v in verdicts])
+
+
+def _verdict(verdict: ClassVerdict) -> str:
+    """met, MISSED (measured over its target, or buffered), or failed (a request failed: no
+    verdict on the target)."""
+    if verdict.met:
+        return "met"
+    return "failed" if verdict.result.failures else "MISSED"
 
 
 def check_payload(verdicts: list[ClassVerdict], measured: Measured) -> dict[str, Any]:
