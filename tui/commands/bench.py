@@ -35,6 +35,7 @@ from tui.commands.bench_output import (
     sweep_lines,
     sweep_payload,
 )
+from tui.commands.progress import LiveLine, RequestProgress
 from tui.engine.bench import (
     CHECK_QUESTION,
     ClassVerdict,
@@ -52,6 +53,11 @@ if TYPE_CHECKING:
     from tui.config import Config
     from tui.engine.chat.client import ChatClient
     from tui.engine.tokens.counter import TokenCounter
+
+
+def _live_line(as_json: bool) -> LiveLine:
+    """The live progress line: on a terminal's stderr only, never with --json."""
+    return LiveLine(sys.stderr, enabled=not as_json and sys.stderr.isatty())
 
 
 def _progress(label: str, finished: Finished) -> None:
@@ -76,10 +82,17 @@ def _warmup_progress(label: str, finished: Finished) -> None:
 
 
 def _measure(
-    config: Config, counter: TokenCounter, variants: list[Variant], runs: int, warmup: int
+    config: Config,
+    counter: TokenCounter,
+    variants: list[Variant],
+    args: argparse.Namespace,
+    line: LiveLine,
 ) -> Measured | int:
-    """Each variant `runs` times against the configured (or embedded demo) endpoint, after
-    `warmup` discarded requests, every measured record saved; or an exit code."""
+    """Each variant `--runs` times against the configured (or embedded demo) endpoint, after
+    `--warmup` discarded requests, every measured record saved; or an exit code. On a
+    terminal, `line` says which request is under way and for how long."""
+    runs, warmup = args.runs, args.warmup
+    progress = RequestProgress(line, warmup + runs * len(variants) if variants else 0)
     from tui.engine.store.database import Store, StoreError
 
     store = None
@@ -90,12 +103,17 @@ def _measure(
             warning(f"records not saved: {problem}")
 
     def on_finished(label: str, finished: Finished) -> None:
+        progress.clear()
         _progress(label, finished)
         if store is not None:
             try:
                 store.save_record(finished.record, finished.text)
             except StoreError as problem:  # a full disk must not lose the measurements
                 warning(f"record not saved: {problem}")
+
+    def on_warmup(label: str, finished: Finished) -> None:
+        progress.clear()
+        _warmup_progress(label, finished)
 
     async def go(client: ChatClient) -> Measured:
         cancel = asyncio.Event()
@@ -104,11 +122,12 @@ def _measure(
             loop.add_signal_handler(signal.SIGINT, cancel.set)
         try:
             results = await run_rounds(
-                client, variants, runs, on_finished, cancel, warmup, _warmup_progress
+                client, variants, runs, on_finished, cancel, warmup, on_warmup, progress.start
             )
             model = variants[0].request.model if variants else config.model
             return Measured(results, cancel.is_set(), client.host, model, client.simulated, warmup)
         finally:
+            await progress.stop()
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(signal.SIGINT)
             await client.aclose()
@@ -116,6 +135,7 @@ def _measure(
     with contextlib.ExitStack() as stack:
         if store is not None:
             stack.callback(store.close)
+        line.clear()  # the endpoint's notice goes on a line of its own
         client = open_client(stack, config, counter)
         if client is None:
             return EXIT_USAGE
@@ -197,6 +217,8 @@ def run_bench(args: argparse.Namespace, config: Config) -> int:
             "(over 8,000 prompt tokens, more than the default budget)",
             file=sys.stderr,
         )
+    line = _live_line(args.json)
+    line.show("  counting the prompt…")
     counter = get_counter(config.model)
     budget = args.budget
     variants = []
@@ -215,7 +237,7 @@ def run_bench(args: argparse.Namespace, config: Config) -> int:
             )
             variants.append(Variant(label, request))
 
-    outcome = _measure(config, counter, variants, args.runs, args.warmup)
+    outcome = _measure(config, counter, variants, args, line)
     if isinstance(outcome, int):
         return outcome
     failed = any(result.failures for result in outcome.results)
@@ -239,9 +261,11 @@ def run_sweep(args: argparse.Namespace, config: Config) -> int:
             "ask for shorter prompts or raise contextWindow"
         )
         return EXIT_USAGE
+    line = _live_line(args.json)
     counter = get_counter(config.model)
     variants = []
     for length in lengths:
+        line.show(f"  writing a prompt of {length:,} tokens…")
         request = build_request(
             filler_messages(length, counter),
             request_settings(config),
@@ -251,7 +275,7 @@ def run_sweep(args: argparse.Namespace, config: Config) -> int:
         )
         variants.append(Variant(f"{length:,} tokens", replace(request, max_tokens=args.max_tokens)))
 
-    outcome = _measure(config, counter, variants, args.runs, args.warmup)
+    outcome = _measure(config, counter, variants, args, line)
     if isinstance(outcome, int):
         return outcome
     results = outcome.results
@@ -275,6 +299,7 @@ def run_check(args: argparse.Namespace, config: Config) -> int:
     from tui.engine.tokens.counter import get_counter
     from tui.wiring import request_settings
 
+    line = _live_line(args.json)
     counter = get_counter(config.model)
     messages = [{"role": "user", "content": CHECK_QUESTION}]
     base = build_request(
@@ -293,7 +318,7 @@ def run_check(args: argparse.Namespace, config: Config) -> int:
         targets[request_class.name] = request_class.ttft_target_ms
         floor = max_tokens if bound is not None else floor
 
-    outcome = _measure(config, counter, variants, args.runs, args.warmup)
+    outcome = _measure(config, counter, variants, args, line)
     if isinstance(outcome, int):
         return outcome
     verdicts = [ClassVerdict(r.label, targets[r.label], r) for r in outcome.results]
