@@ -208,18 +208,22 @@ def run_bench(args: argparse.Namespace, config: Config) -> int:
             return EXIT_USAGE
     if args.prompt is not None:
         messages.append({"role": "user", "content": args.prompt})
-    if not messages:
+    from_sample = not messages
+    if from_sample:
         from tui.sample_conversation import bloated_sample
 
         messages = bloated_sample()
-        print(
-            "firsttoken: no prompt given: using the built-in sample conversation "
-            "(over 8,000 prompt tokens, more than the default budget)",
-            file=sys.stderr,
-        )
     line = _live_line(args.json)
     line.show("  counting the prompt…")
     counter = get_counter(config.model)
+    if from_sample:
+        line.clear()
+        print(
+            "firsttoken: no prompt given: using the built-in sample conversation (the app's F6: "
+            f"{counter.count_messages(messages):,} prompt tokens by the local count; the server "
+            "counts it with its own tokenizer, in the table)",
+            file=sys.stderr,
+        )
     budget = args.budget
     variants = []
     for trim in (False, True):
