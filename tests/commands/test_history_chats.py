@@ -89,3 +89,39 @@ def test_resume_with_only_ask_runs_says_how_to_open_one(tmp_path: Path) -> None:
     assert "only `ask` runs" in line and "--resume ID" in line
     with Store(history_db_path()) as store:
         assert _chat_to_resume(store, run, with_messages=False) == (run, None)
+
+
+def _folder_in_place(path: Path) -> None:
+    path.mkdir(parents=True)
+
+
+def _another_programs_database(path: Path) -> None:
+    import sqlite3
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE chats (room TEXT, line TEXT)")
+
+
+@pytest.mark.parametrize(
+    ("make", "says"),
+    [
+        (_folder_in_place, "is a folder, not a file: move the folder aside"),
+        (_another_programs_database, "not a firsttoken history (schema version 0, tables: chats)"),
+    ],
+)
+def test_a_history_path_that_is_not_a_history_is_one_line(
+    isolated_home: Path, tmp_path: Path, make, says: str
+) -> None:
+    path = history_db_path()
+    make(path)
+    listed = firsttoken("history", "--chats")
+    assert listed.returncode == 1
+    (line,) = listed.stderr.splitlines()
+    assert line.startswith(f"firsttoken: error: history database {path}: ") and says in line
+    assert "disk I/O" not in line and "already exists" not in line
+    # `ask` still answers, with one warning that names the file.
+    asked = firsttoken("ask", "--config", str(_instant_config(tmp_path)), "hi")
+    assert asked.returncode == 0
+    (warning,) = [w for w in asked.stderr.splitlines() if "history database" in w]
+    assert warning.startswith("firsttoken: warning: not saved:") and says in warning
