@@ -19,7 +19,7 @@ from tui.app.screens.filter_picker import FilterPicker
 TITLE_WIDTH = 64
 MODEL_WIDTH = 24  # a details cell longer than this is cut, so the row keeps its date in sight
 ENDPOINT_WIDTH = 24
-ASK_KIND = "ask"  # a chat made by `firsttoken ask` (the history's ASK_CHAT)
+APP_KIND = "app"  # a chat made in the app (the history's APP_CHAT); any other is a headless run
 SUBTITLE = "↑↓ move · Enter choose · Esc cancel"
 
 
@@ -62,7 +62,7 @@ class ChatPicker(FilterPicker[int]):
         self.chats = list(chats)  # Store.chats(): the last used first
         self.current = current
         self.with_ask_runs = False
-        self.ask_runs = sum(1 for chat in self.chats if chat.get("kind") == ASK_KIND)
+        self.ask_runs = sum(1 for chat in self.chats if chat.get("kind", APP_KIND) != APP_KIND)
 
     def on_mount(self) -> None:  # (FilterPicker's on_mount runs too: Textual calls each)
         self._say_what_is_hidden()
@@ -96,14 +96,15 @@ class ChatPicker(FilterPicker[int]):
             one_line(str(chat["model"]), MODEL_WIDTH),
             f"{count} message{'s' if count != 1 else ''}",
         ]
-        if chat.get("kind") == ASK_KIND:
-            details.append("ask run")
+        if chat.get("kind", APP_KIND) != APP_KIND:
+            details.append(f"{chat['kind']} run")
         # A second line, so a long title never pushes the details out of sight.
         text.append("\n  " + " · ".join(details), style="dim")
         return text
 
     def _listed(self, chat: dict[str, Any]) -> bool:
-        return self.with_ask_runs or chat.get("kind") != ASK_KIND or chat["id"] == self.current
+        listed = self.with_ask_runs or chat.get("kind", APP_KIND) == APP_KIND
+        return listed or chat["id"] == self.current
 
     def options_for(self, query: str) -> tuple[list[Option], int]:
         needle = query.strip().lower()
