@@ -9,9 +9,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
 from tui import __version__
 from tui.commands._common import (
@@ -23,30 +24,19 @@ from tui.commands._common import (
     warning,
 )
 
-if TYPE_CHECKING:
-    from tui.config import ConfigFlags
-
-LATEST_CHAT = 0  # --resume with no id: the newest saved chat
-COMMANDS = ("ask", "bench", "sweep", "check", "history", "config", "demo-server")
+LATEST_CHAT = 0  # --resume with no id: the app's last used chat
 # Flags before the subcommand that take a value (the value is not the subcommand).
 _VALUED_FLAGS = ("--config", "--settings", "--base-url", "--model", "--api-key-env", "--messages")
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse whose usage errors also print `ask --json`'s one JSON object on stdout, so a
-    script gets JSON whatever failed."""
-
-    json_errors = False  # set by main() for `ask ... --json`; read by every subparser
+    """argparse whose errors are one line naming the flag and the fix (raised as UsageProblem
+    for main() to print), never its usage block; `--help` still prints the usage."""
 
     def error(self, message: str) -> NoReturn:
-        if _Parser.json_errors:
-            from tui.commands.ask_output import error_payload
-            from tui.engine.text.inert import json_text
+        from tui.commands.usage_errors import UsageProblem, argument_problem
 
-            payload = error_payload("usage", f"{self.prog}: {message}")
-            sys.stdout.write(json_text(payload) + "\n")
-            sys.stdout.flush()
-        super().error(message)
+        raise UsageProblem(argument_problem(self, message))
 
 
 def wants_ask_json(argv: Sequence[str]) -> bool:
@@ -72,34 +62,29 @@ def wants_ask_json(argv: Sequence[str]) -> bool:
     return False
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a number above 0, got {value}")
-    return value
+def _whole_number(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number from `low` (to `high`), the message saying which."""
+    if high is not None:
+        expected = f"a whole number from {low} to {high}"
+    else:
+        expected = "a whole number above 0" if low == 1 else f"a whole number, {low} or more"
+
+    def check(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {value}")
+        return value
+
+    check.__name__ = "whole number"  # what argparse would call the type
+    return check
 
 
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected 0 or more, got {value}")
-    return value
-
-
-def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"expected a port between 0 and 65535, got {value}")
-    return value
+_positive_int = _whole_number(1)
+_non_negative_int = _whole_number(0)
+_port = _whole_number(0, 65535)
 
 
 def _global_flags() -> argparse.ArgumentParser:
@@ -183,8 +168,8 @@ def build_parser() -> argparse.ArgumentParser:
         const=LATEST_CHAT,
         default=None,
         metavar="CHAT",
-        help="open a saved chat and carry on (the latest when CHAT is left out; "
-        "`firsttoken history --chats` lists them)",
+        help="open a saved chat and carry on (the app's last used one when CHAT is left "
+        "out; `firsttoken history --chats` lists them)",
     )
     sub: Any = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -290,12 +275,21 @@ def _history_parser(sub: Any, common: argparse.ArgumentParser) -> None:
         "included) as JSON lines; --otel the same records under OpenTelemetry GenAI names.",
     )
     which = history.add_mutually_exclusive_group()
-    which.add_argument("--chats", action="store_true", help="list the saved chats instead")
+    which.add_argument(
+        "--chats",
+        action="store_true",
+        help="list the saved chats instead, the last used first (the app's and `ask` runs', "
+        "each with its kind)",
+    )
     which.add_argument(
         "--chat", type=_positive_int, metavar="ID", default=None, help="only this chat's records"
     )
     history.add_argument(
-        "--limit", type=_positive_int, metavar="N", default=20, help="records to show (20)"
+        "--limit",
+        type=_positive_int,
+        metavar="N",
+        default=20,
+        help="records (or with --chats, chats) to show: the latest N (20)",
     )
     form = history.add_mutually_exclusive_group()
     form.add_argument("--json", action="store_true", help="JSON lines instead of a table")
@@ -330,7 +324,8 @@ def _bench_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
         help="TTFT and total time, trimmed vs untrimmed and streamed vs not",
         description="Send one conversation four ways (trimmed or not, streamed or not), "
         "taking turns, and print each way's TTFT and total time. With no prompt it uses the "
-        "built-in sample conversation (over 8,000 prompt tokens). " + codes,
+        "built-in sample conversation (the app's F6: about 8,200 prompt tokens by the local "
+        "count, about 7,400 by a Gemma tokenizer; over the default 6,000-token budget). " + codes,
     )
     bench.add_argument("prompt", nargs="?", default=None, help="the latest user message")
     _messages_flag(bench)
@@ -386,36 +381,51 @@ def _bench_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
         )
 
 
-def _config_flags(args: argparse.Namespace) -> ConfigFlags:
-    from tui.config import ConfigFlags  # kept lazy (see the module's docstring)
-
-    return ConfigFlags(
-        config_path=getattr(args, "config", None),
-        settings_path=getattr(args, "settings", None),
-        base_url=getattr(args, "base_url", None),
-        model=getattr(args, "model", None),
-        api_key_env=getattr(args, "api_key_env", None),
-        provider=getattr(args, "provider", None),
-    )
-
-
 def _fail(message: str, code: int) -> int:
     error(message)
     return code
 
 
+# What a command runs on: nothing but its flags (it reads no config), the config's flags (it
+# shows or writes the config itself), or the loaded config.
+NEEDS_NOTHING, NEEDS_FLAGS, NEEDS_CONFIG = "nothing", "flags", "config"
+
+
+@dataclass(frozen=True)
+class Command:
+    """Where a subcommand's code is (imported only once it is chosen) and what it needs."""
+
+    module: str
+    function: str
+    needs: str = NEEDS_CONFIG
+
+
+# Every subcommand, and the app for none (None).
+DISPATCH: dict[str | None, Command] = {
+    "ask": Command("tui.commands.ask", "run"),
+    "bench": Command("tui.commands.bench", "run_bench"),
+    "sweep": Command("tui.commands.bench", "run_sweep"),
+    "check": Command("tui.commands.bench", "run_check"),
+    "history": Command("tui.commands.history", "run", NEEDS_NOTHING),  # reads the history only
+    "config": Command("tui.commands.show_config", "run", NEEDS_FLAGS),
+    "demo-server": Command("tui.commands.serve_demo", "run"),
+    None: Command("tui.commands.open_app", "run"),
+}
+COMMANDS = tuple(name for name in DISPATCH if name is not None)
+
+
 def _dispatch(args: argparse.Namespace) -> int:
-    from tui.config import ConfigError, load_config
+    import importlib
 
-    if args.command == "history":
-        from tui.commands import history  # needs no config: it only reads the history file
+    from tui.config import ConfigError, ConfigFlags, load_config
 
-        return history.run(args)
-    flags = _config_flags(args)
-    if args.command == "config":
-        from tui.commands import show_config
-
-        return show_config.run(args, flags)
+    command = DISPATCH[args.command]
+    run = getattr(importlib.import_module(command.module), command.function)
+    if command.needs == NEEDS_NOTHING:
+        return int(run(args))
+    flags = ConfigFlags.from_namespace(args)
+    if command.needs == NEEDS_FLAGS:
+        return int(run(args, flags))
     try:
         config = load_config(flags)
     except ConfigError as problem:
@@ -426,22 +436,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         return _fail(str(problem), EXIT_USAGE)
     for found in config.warnings:
         warning(found)
-    if args.command == "ask":
-        from tui.commands import ask
-
-        return ask.run(args, config)
-    if args.command in ("bench", "sweep", "check"):
-        from tui.commands import bench
-
-        runner = {"bench": bench.run_bench, "sweep": bench.run_sweep, "check": bench.run_check}
-        return runner[args.command](args, config)
-    if args.command == "demo-server":
-        from tui.commands import serve_demo
-
-        return serve_demo.run(args, config)
-    from tui.commands import open_app
-
-    return open_app.run(args, config)
+    return int(run(args, config))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -453,16 +448,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _main(argv)
 
 
+def _parse(argv: list[str]) -> argparse.Namespace:
+    """The parsed command line; UsageProblem (one line) for anything argparse cannot read."""
+    from tui.commands.usage_errors import UsageProblem, unrecognized
+
+    args, extras = build_parser().parse_known_args(argv)
+    if extras:
+        raise UsageProblem(unrecognized(args.command, extras))
+    return args
+
+
 def _main(argv: list[str]) -> int:
+    from tui.commands.usage_errors import UsageProblem
+
     ask = sys.modules.get("tui.commands.ask")
     if ask is not None:  # a second main() in one process (tests) starts afresh
         setattr(ask, "json_printed", False)  # noqa: B010 (the module is only known at run time)
     as_json = wants_ask_json(argv)
-    _Parser.json_errors = as_json
     try:
-        args = build_parser().parse_args(argv)
-    finally:
-        _Parser.json_errors = False
+        args = _parse(argv)
+    except UsageProblem as problem:
+        return _fail_any(as_json, "usage", str(problem), EXIT_USAGE)
     try:
         return _dispatch(args)
     except KeyboardInterrupt:

@@ -167,11 +167,13 @@ def load_config(
     searched: list[str] = []
     warnings: list[str] = []
     config_source = discover(
-        CONFIG_NAME, flags.config_path, "--config", env, "FIRSTTOKEN_CONFIG", cwd, searched
-    )
+        CONFIG_NAME, flags.config_path, "--config", env, "FIRSTTOKEN_CONFIG", cwd, searched,
+        warnings,
+    )  # fmt: skip
     settings_source = discover(
-        SETTINGS_NAME, flags.settings_path, "--settings", env, "FIRSTTOKEN_SETTINGS", cwd, searched
-    )
+        SETTINGS_NAME, flags.settings_path, "--settings", env, "FIRSTTOKEN_SETTINGS", cwd,
+        searched, warnings,
+    )  # fmt: skip
     defaults = Config()
     values: dict[str, Any] = {name: getattr(defaults, name) for name in SETTING_FIELDS}
     origins = dict.fromkeys(SETTING_FIELDS, "default")

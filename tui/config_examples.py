@@ -68,8 +68,10 @@ api_key = "${FIRSTTOKEN_API_KEY}"
 # go direct; http://user:password@host:port for a proxy that wants credentials (never shown).
 # `firsttoken config` shows the proxies in effect.
 
-# The model to request (default "gpt-4o-mini").
-model = "qwen-7b-chat"
+# The model to request: an id your endpoint lists (F2 in the app shows them). Default:
+# "gpt-4o-mini"; the embedded demo endpoint answers to any name. The article this file grew
+# from asked its provider for "qwen-7b-chat":
+# model = "qwen-7b-chat"
 
 # Optional: the models offered by the app's model picker. Default: empty.
 # models = ["qwen-7b-chat", "qwen-14b-chat", "deepseek-chat"]

@@ -6,7 +6,9 @@ become a one-line ConfigError (syntax, type, range) or a warning (unknown keys).
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import re
 import sys
 from collections.abc import Mapping
@@ -71,9 +73,11 @@ def discover(
     env_name: str,
     cwd: Path,
     searched: list[str],
+    warnings: list[str] | None = None,
 ) -> Source | None:
     """The first of: the flag, $ENV_NAME, ./role, the user config dir. Explicit paths (flag or
-    env) must exist; the others are optional. Every path looked at is appended to `searched`."""
+    env) must exist; the others are optional (a link there to nothing is a warning). Every path
+    looked at is appended to `searched`."""
     explicit = [(flag_path, flag_name)] if flag_path else []
     if not explicit and env.get(env_name):
         explicit = [(Path(env[env_name]), f"${env_name}")]
@@ -81,7 +85,7 @@ def discover(
         path = _absolute(Path(given).expanduser(), cwd)
         searched.append(str(path))
         if not path.is_file():
-            problem = "is a directory" if path.is_dir() else "no such file"
+            problem = _not_a_file(path)
             raise ConfigError(f"{how} {given}: {problem}; pass an existing {role} or drop {how}")
         return Source(path, _shown(path, cwd), role)
     for folder in (cwd, locations.config_dir()):
@@ -91,7 +95,27 @@ def discover(
         searched.append(str(path))
         if path.is_file():
             return Source(path, _shown(path, cwd), role)
+        if path.is_symlink() and warnings is not None:  # a link to nothing: say so, go on
+            warnings.append(f"{path} {_not_a_file(path)}: skipped; fix the link or remove it")
     return None
+
+
+def _not_a_file(path: Path) -> str:
+    """Why `path` is not a file to read, in words that say what it is."""
+    if path.is_dir():
+        return "is a directory"
+    if path.is_symlink():
+        try:
+            path.stat()
+        except OSError as error:
+            if error.errno == errno.ELOOP:
+                return "is a symlink loop (the link leads back to itself)"
+        try:
+            target = os.readlink(path)
+        except OSError:
+            return "is a link to nothing"
+        return f"is a link to {target}, which does not exist"
+    return "no such file"
 
 
 def _absolute(path: Path, cwd: Path) -> Path:

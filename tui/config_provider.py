@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from tui.config_files import Setting
-from tui.config_schema import ConfigError
+from tui.config_schema import ConfigError, Invalid, show_url, url
 from tui.engine.http.proxy import BadProxy, ProxyRules, proxy_rules
 from tui.providers import PROVIDERS, Provider
 
@@ -33,6 +33,8 @@ def provider_layer(provider: Provider, env: Mapping[str, str]) -> list[Setting]:
     layer: list[Setting] = []
     base_url = provider.base_url_from(env)
     if base_url is not None:
+        if provider.base_url_env:  # a URL from the environment: checked like any base_url
+            base_url = _checked_url(base_url, f"${provider.base_url_env}")
         layer.append(Setting("base_url", base_url, origin))
     if provider.key_env and env.get(provider.key_env, "").strip():
         key_origin = f"env:{provider.key_env} (provider {provider.name})"
@@ -42,6 +44,13 @@ def provider_layer(provider: Provider, env: Mapping[str, str]) -> list[Setting]:
     if provider.key_header:
         layer.append(Setting("api_key_header", provider.key_header, origin))
     return layer
+
+
+def _checked_url(value: str, where: str) -> str:
+    try:
+        return url(value)
+    except Invalid as invalid:
+        raise ConfigError(f"{where} = {show_url(value)}: expected {invalid.expected}") from None
 
 
 def missing_base_url(provider: Provider) -> ConfigError:

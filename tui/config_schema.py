@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from tui.engine.http.base_url import check_base_url
+from tui.engine.http.url import BadURL
 from tui.engine.text.redact import mask_secret, mask_url, redact_text
 from tui.providers import PROVIDERS
 
@@ -109,14 +111,14 @@ def secret(value: Any) -> str | None:
 
 
 def url(value: Any) -> str:
+    """A base_url requests can be sent to (tui/engine/http/base_url.py says what is wrong)."""
     expected = "an http:// or https:// URL (the API root, often ending in /v1)"
     if not isinstance(value, str):
         raise Invalid(expected)
-    value = value.strip()
-    scheme, sep, rest = value.partition("://")
-    if not sep or scheme.lower() not in ("http", "https") or not rest or " " in value:
-        raise Invalid(expected)
-    return value
+    try:
+        return check_base_url(value)
+    except BadURL as bad:
+        raise Invalid(f"{expected}, but {bad}") from None
 
 
 _HEADER_NAME = re.compile(r"[-!#$%&'*+.^_`|~0-9A-Za-z]+")

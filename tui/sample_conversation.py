@@ -2,8 +2,10 @@
 
 It has the shape that makes real agent prompts large: a long system prompt with tool
 descriptions, ten rounds of long engineering history, tool calls with verbose results and a
-short final question. About 8,500 prompt tokens, so the default 6,000-token budget has to trim
-it (the 8,200 -> 5,800 case of README's Origins). The text is built from templates, not
+short final question. About 8,200 prompt tokens by the local count (cl100k; about 7,400 by
+Gemma's tokenizer, the demo endpoint's), so the default 6,000-token budget has to trim it (the
+8,200 -> 5,800 case of README's Origins; tests/commands/test_sample_size.py holds the figures
+to the sample). The text is built from templates, not
 stored, and is identical on every call.
 """
 

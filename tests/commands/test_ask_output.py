@@ -24,8 +24,8 @@ def _record(**changes: object) -> RequestRecord:
 def test_summary_line() -> None:
     line = summary_line(_record(), color=False)
     assert line == (
-        "TTFT 212 ms · total 2.31 s · TPOT 16.4 ms · 61.2 tok/s · 118 out · prompt 412 (≈) · "
-        "trim off · simulated"
+        "TTFT 212 ms · total 2.31 s · TPOT 16.4 ms · 61.2 tok/s · 118 out · "
+        "prompt ≈412 tokens (the local count) · trim off · simulated"
     )
 
 
@@ -43,7 +43,17 @@ def test_summary_non_streaming_and_trim_and_status() -> None:
                      dropped=[DroppedMessage(3, "history")])  # fmt: skip
     line = summary_line(record, color=False)
     assert line.startswith("stalled · TTFT=total 212 ms")
-    assert "trim on 8200→5800 (-1 msg)" in line and "2 retries" in line
+    assert "trim on: 8,200 → 5,800 tokens by the local count (1 message dropped)" in line
+    assert "2 retries" in line
+
+
+def test_summary_says_whose_count_each_prompt_size_is() -> None:
+    """The server counts the templated prompt, trimming the messages alone: "prompt 9 · trim on
+    8→8" gave two sizes without saying which is which."""
+    record = _record(prompt_tokens_usage=9, trim_enabled=True, tokens_before=8, tokens_after=8)
+    line = summary_line(record, color=False)
+    assert "prompt 9 tokens (the server's count)" in line
+    assert "trim on: 8 tokens by the local count, within the budget, nothing dropped" in line
 
 
 def test_json_payload_is_serialisable_and_nested() -> None:

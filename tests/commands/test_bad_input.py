@@ -57,7 +57,7 @@ def _deep_json(path: Path) -> Path:
 @pytest.mark.parametrize(
     ("args", "stdin", "kind", "says"),
     [
-        (["--bogus"], b"", "usage", "unrecognized arguments: --bogus"),
+        (["--bogus"], b"", "usage", "ask: unknown flag --bogus"),
         (["--budget", "0"], b"", "usage", "--budget"),
         ([], b"", "usage", "no prompt"),
         ([], b"caf\xe9 au lait", "usage", "stdin: not UTF-8 text (byte 3: 0xe9)"),

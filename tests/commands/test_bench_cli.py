@@ -72,13 +72,46 @@ def test_bench_sends_four_ways_and_keeps_every_record(
     assert variants["trimmed, streamed"]["trim"] is True
 
 
-def test_bench_table_and_a_failing_endpoint(instant) -> None:
+def test_bench_against_a_failing_endpoint_says_the_error_not_an_empty_table(instant) -> None:
     done = firsttoken("bench", "--base-url", fault_url(instant, "500"), "--runs", "1", "hi")
     assert done.returncode == 1 and "Traceback" not in done.stderr
-    lines = done.stdout.splitlines()
-    assert lines[0].split()[:3] == ["variant", "prompt", "tok"]
-    assert sum(line.endswith("0/1") for line in lines) == 4
-    assert "untrimmed, streamed: " in done.stdout  # each failure named with its message
+    assert done.stdout == ""  # not one request succeeded: no table of dashes
+    assert done.stderr.count("(error: server)") == 4  # each request's progress line
+    last = done.stderr.splitlines()[-1]
+    assert last.startswith("firsttoken: error: server error HTTP 500")
+    assert last.endswith("(every one of the 4 requests)")
+
+
+def test_check_against_a_dead_server_says_the_connection_error(isolated_home: Path) -> None:
+    import socket
+
+    with socket.socket() as unused:  # a port nothing listens on
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    done = firsttoken("check", "--base-url", f"http://127.0.0.1:{port}/v1", "--runs", "1")
+    assert done.returncode == 1
+    assert "MISSED" not in done.stdout + done.stderr and done.stdout == ""
+    last = done.stderr.splitlines()[-1]
+    assert last.startswith(f"firsttoken: error: connection refused at 127.0.0.1:{port}")
+    as_json = firsttoken(
+        "check", "--base-url", f"http://127.0.0.1:{port}/v1", "--runs", "1", "--json"
+    )
+    payload = json.loads(as_json.stdout)
+    assert as_json.returncode == 1 and payload["met"] is False
+    assert payload["error"]["kind"] == "connection"
+
+
+def test_check_says_failed_for_a_class_whose_request_failed(instant, tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text("[llm]\nmax_retries = 0\n", encoding="utf-8")
+    done = firsttoken(
+        "check", "--config", str(config), "--base-url", fault_url(instant, "500x1"),
+        "--runs", "1", "--warmup", "0",
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    rows = {line.split()[0]: line.split()[-1] for line in done.stdout.splitlines()[1:3]}
+    assert rows == {"short_qa": "failed", "long_generation": "met"}
+    assert "failed: short_qa (a request failed" in done.stdout and "MISSED" not in done.stdout
 
 
 def test_sweep_measures_each_length_and_fits_a_line(instant) -> None:

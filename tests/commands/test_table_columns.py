@@ -27,8 +27,11 @@ def test_chats_table_headers_start_where_their_words_do() -> None:
         [
             {
                 "id": 7,
+                "kind": "ask",
                 "created_at_epoch": 0.0,
+                "last_used_epoch": 0.0,
                 "model": "gpt-4o-mini",
+                "endpoint_host": "api.example.com:443",
                 "message_count": 162,
                 "title": "hello from a long chat",
             }
@@ -36,6 +39,14 @@ def test_chats_table_headers_start_where_their_words_do() -> None:
     )
     date = re.search(r"\d{4}-\d\d-\d\d", row)
     assert date is not None
-    assert header.index("started") == date.start(), (header, row)
+    assert header.index("last used") == date.start(), (header, row)
+    assert header.index("kind") == row.index("ask"), (header, row)
+    assert header.index("endpoint") == row.index("api.example.com"), (header, row)
     assert header.index("title") == row.index("hello from"), (header, row)
     assert header.index("messages") + len("messages") == row.index("162") + len("162")
+
+
+def test_a_long_cell_is_cut_and_cannot_widen_the_other_rows() -> None:
+    lines = table(["model", "out"], [["m" * 5_000, "1"], ["short", "22"]])
+    assert max(len(line) for line in lines) < 70
+    assert lines[1].startswith("m" * 59 + "…")

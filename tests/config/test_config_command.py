@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from helpers.cli import firsttoken
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -94,6 +95,17 @@ def test_init_output_loads_cleanly_and_uses_the_demo(tmp_path: Path) -> None:
     assert config.settings_path == locations.config_dir() / "settings.json"
     assert config.warnings == ()
     assert config.uses_demo_endpoint
+
+
+@pytest.mark.e2e
+def test_init_leaves_the_model_to_the_endpoint(isolated_home: Path) -> None:
+    """The article's model is not one the demo endpoint (or most endpoints) lists: the written
+    file leaves the model unset, with a comment."""
+    assert firsttoken("config", "init").returncode == 0
+    shown = firsttoken("config")
+    (model,) = [line.split() for line in shown.stdout.splitlines() if line.startswith("  model ")]
+    assert model == ["model", "gpt-4o-mini", "default"]
+    assert '# model = "qwen-7b-chat"' in CONFIG_EXAMPLE_TOML
 
 
 def test_init_reports_an_unwritable_folder(tmp_path: Path) -> None:

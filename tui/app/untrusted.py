@@ -54,9 +54,20 @@ def shown_error(kind: str | None, message: str | None, fallback: str) -> tuple[s
 
 
 def shown_chats(chats: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The history's chat list for the picker: titles and models are untrusted."""
+    """The history's chat list for the picker: titles, models and endpoints are untrusted (an
+    endpoint stored by an older release may still hold a URL's credentials: masked)."""
+    from tui.engine.text.redact import redact_text
+
+    def endpoint(host: object) -> str | None:
+        return None if host is None else inert_line(redact_text(str(host)))
+
     return [
-        {**chat, "title": inert_line(str(chat["title"])), "model": inert_line(str(chat["model"]))}
+        {
+            **chat,
+            "title": inert_line(str(chat["title"])),
+            "model": inert_line(str(chat["model"])),
+            "endpoint_host": endpoint(chat.get("endpoint_host")),
+        }
         for chat in chats
     ]
 

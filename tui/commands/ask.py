@@ -306,6 +306,7 @@ def fail(message: str, as_json: bool, kind: str = "usage", code: int = EXIT_USAG
 def run(args: argparse.Namespace, config: Config) -> int:
     global json_printed
     from tui.engine.metrics.record import RequestStatus
+    from tui.engine.store.database import ASK_CHAT
     from tui.engine.tokens.counter import get_counter  # no vocabulary yet: it loads on first count
     from tui.session.chat import Chat
     from tui.session.chat_state import ChatState
@@ -351,7 +352,8 @@ def run(args: argparse.Namespace, config: Config) -> int:
 
     stopped = _Stopped()
     with contextlib.ExitStack() as stack:
-        history = ChatHistory(_open_store(config, stack), state, warn=_NotSaved())
+        # Kept out of the app's chat picker: a one-shot question is not a chat to go back to.
+        history = ChatHistory(_open_store(config, stack), state, warn=_NotSaved(), kind=ASK_CHAT)
         stack.callback(history.close)  # a draft still open is saved as it stands
         history.past_changed(create=True)  # the chat and its messages, before anything is sent
         client = open_client(stack, config, counter)

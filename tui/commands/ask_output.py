@@ -36,8 +36,13 @@ def _split(record: RequestRecord) -> str:
     return f" [{anatomy.compact()}]"
 
 
+SERVER_COUNT = "the server's count"
+LOCAL_COUNT = "the local count"
+
+
 def _prompt(record: RequestRecord) -> str | None:
-    """The prompt's count, exact where the server gave one, and its cached part."""
+    """The prompt's count, saying whose: the server's where it gave one (the templated
+    prompt, exact), with its cached part; else the local estimate (≈)."""
     server = record.server or {}
     cached = server.get("cached_tokens")
     exact = record.prompt_tokens_usage
@@ -45,17 +50,33 @@ def _prompt(record: RequestRecord) -> str | None:
         exact = server.get("prompt_tokens") or record.prompt_tokens_server
     if exact is not None:
         if isinstance(cached, int) and cached > 0:
-            return f"cached {cached:,} of {exact:,} prompt tokens"
-        return f"prompt {exact:,}"
+            return f"cached {cached:,} of {exact:,} prompt tokens ({SERVER_COUNT})"
+        return f"prompt {exact:,} tokens ({SERVER_COUNT})"
     if record.prompt_tokens_estimated is not None:
-        return f"prompt {record.prompt_tokens_estimated:,} (≈)"
+        return f"prompt ≈{record.prompt_tokens_estimated:,} tokens ({LOCAL_COUNT})"
     return None
+
+
+def _trim(record: RequestRecord) -> str:
+    """What trimming did, in the local count it works in (the messages, without the server's
+    template: so it can read below the server's count of the same prompt)."""
+    if not record.trim_enabled:
+        return "trim off"
+    before, after = record.tokens_before, record.tokens_after
+    if before is None or after is None:
+        return "trim on"
+    dropped = len(record.dropped)
+    if not dropped:
+        return f"trim on: {after:,} tokens by {LOCAL_COUNT}, within the budget, nothing dropped"
+    messages = f"{dropped} message{'s' if dropped != 1 else ''} dropped"
+    return f"trim on: {before:,} → {after:,} tokens by {LOCAL_COUNT} ({messages})"
 
 
 def summary_line(record: RequestRecord, *, color: bool) -> str:
     """One line for stderr, e.g. "TTFT 212 ms [prefill 180 ms · network + queue 32 ms] ·
-    total 2.31 s · TPOT 16.4 ms · 61.2 tok/s · 118 out · cached 300 of 412 prompt tokens ·
-    trim off · short_qa ≤500 ms met (a short prompt, no length asked) · simulated"."""
+    total 2.31 s · TPOT 16.4 ms · 61.2 tok/s · 118 out · cached 300 of 412 prompt tokens (the
+    server's count) · trim off · short_qa ≤500 ms met (a short prompt, no length asked) ·
+    simulated"."""
     parts: list[str] = []
     if record.status is not RequestStatus.OK:
         parts.append(record.status.value)
@@ -83,13 +104,7 @@ def summary_line(record: RequestRecord, *, color: bool) -> str:
         parts.append(f"{record.output_tokens:,} out{counted}{thinking}")
     if (prompt := _prompt(record)) is not None:
         parts.append(prompt)
-    if record.trim_enabled:
-        trim = f"trim on {record.tokens_before}→{record.tokens_after}"
-        if record.dropped:
-            trim += f" (-{len(record.dropped)} msg)"
-        parts.append(trim)
-    else:
-        parts.append("trim off")
+    parts.append(_trim(record))
     if record.request_class and record.target_met is not None:
         verdict = "met" if record.target_met else "missed"
         request_class = inert_line(record.request_class)

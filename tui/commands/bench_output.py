@@ -57,22 +57,33 @@ def rate(value: float | None) -> str:
     return "—" if value is None else f"{value:,.0f}"
 
 
+# The widest a table cell is shown: a longer one (a model id, a title, an error from a server)
+# is cut with "…", so one long name cannot widen every row of a table.
+CELL_WIDTH = 60
+
+
+def cell(text: str, width: int = CELL_WIDTH) -> str:
+    """One table cell: inert, on one line, at most `width` characters."""
+    shown = inert_line(text[: 4 * width])  # (a stand-in is at most 4 characters)
+    return shown if len(shown) <= width else shown[: width - 1] + "…"
+
+
 def table(
     header: list[str], rows: list[list[str]], bar: bool = False, words: Collection[int] = (0,)
 ) -> list[str]:
     """Columns aligned: the `words` columns (by index; the first unless told) to the left,
     figures to the right (a last `bar` column to the left, so its bars start together).
-    Every cell is shown inert, on one line."""
-    header = [inert_line(cell) for cell in header]
-    rows = [[inert_line(cell) for cell in row] for row in rows]
+    Every cell is shown inert, on one line, cut at CELL_WIDTH characters."""
+    header = [cell(text) for text in header]
+    rows = [[cell(text) for text in row] for row in rows]
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     if bar:
         widths[-1] = 0
     lines = []
     for row in [header, *rows]:
         cells = [
-            cell.ljust(width) if column in words else cell.rjust(width)
-            for column, (cell, width) in enumerate(zip(row, widths, strict=True))
+            text.ljust(width) if column in words else text.rjust(width)
+            for column, (text, width) in enumerate(zip(row, widths, strict=True))
         ]
         lines.append("  ".join(cells).rstrip())
     return lines
@@ -278,7 +289,7 @@ def check_lines(
                 duration(verdict.p95_ms),
                 level.value if level is not None else "—",
                 _runs(verdict.result),
-                "met" if verdict.met else "MISSED",
+                _verdict(verdict),
             ]
         )
     header = ["request class", "TTFT target", "TTFT p50", "TTFT p95", "level", "runs", ""]
@@ -289,13 +300,25 @@ def check_lines(
     elif all(v.met for v in verdicts):
         lines.append("every target met")
     else:
-        missed = ", ".join(v.name for v in verdicts if not v.met)
-        lines.append(f"missed: {missed}")
+        failed = [v.name for v in verdicts if v.result.failures]
+        missed = [v.name for v in verdicts if not v.met and not v.result.failures]
+        if missed:
+            lines.append(f"missed: {', '.join(missed)}")
+        if failed:
+            lines.append(f"failed: {', '.join(failed)} (a request failed: the errors are below)")
     if any(v.result.buffered for v in verdicts):
         lines.append("buffered: " + buffered_message())
     if simulated:
         lines.append(SIMULATED)
     return lines + _errors([v.result for v in verdicts])
+
+
+def _verdict(verdict: ClassVerdict) -> str:
+    """met, MISSED (measured over its target, or buffered), or failed (a request failed: no
+    verdict on the target)."""
+    if verdict.met:
+        return "met"
+    return "failed" if verdict.result.failures else "MISSED"
 
 
 def check_payload(verdicts: list[ClassVerdict], measured: Measured) -> dict[str, Any]:

@@ -68,17 +68,22 @@ def record_lines(records: list[dict[str, Any]]) -> list[str]:
 
 
 def chat_lines(chats: list[dict[str, Any]]) -> list[str]:
+    """The last used first: who made each chat (the app or `ask`), when it was last used, the
+    model and endpoint of its latest request."""
     rows = [
         [
             str(chat["id"]),
-            _when(chat["created_at_epoch"]),
-            chat["model"],
+            str(chat["kind"]),
+            _when(chat["last_used_epoch"]),
+            str(chat["model"]),
+            "—" if chat["endpoint_host"] is None else str(chat["endpoint_host"]),
             str(chat["message_count"]),
             _one_line(str(chat["title"]), 60),
         ]
         for chat in chats
     ]
-    return table(["chat", "started", "model", "messages", "title"], rows, words=(1, 2, 4))
+    header = ["chat", "kind", "last used", "model", "endpoint", "messages", "title"]
+    return table(header, rows, words=(1, 2, 3, 4, 6))
 
 
 def _json_lines(items: list[dict[str, Any]], out: TextIO) -> None:
@@ -89,15 +94,16 @@ def _json_lines(items: list[dict[str, Any]], out: TextIO) -> None:
 def _read(store: Store, args: argparse.Namespace) -> tuple[list[dict[str, Any]], str]:
     """What to show, and a line to say when there is nothing."""
     if args.chats:
-        return store.chats(), "no saved chats yet"
+        chats = [_masked(chat) for chat in store.chats(limit=args.limit)]
+        return chats, "no saved chats yet"
     records = [_masked(data) for data in store.records(limit=args.limit, chat_id=args.chat)]
     # Oldest first, like a log: the newest line ends up next to the prompt.
     return list(reversed(records)), "no requests recorded yet"
 
 
 def _masked(data: dict[str, Any]) -> dict[str, Any]:
-    """A record with any URL credentials masked (records are masked when made; a file written
-    by an older release may not be)."""
+    """A record (or a chat) with any URL credentials masked (records are masked when made; a
+    file written by an older release may not be)."""
     for name in ("error_message", "endpoint_host"):
         if isinstance(data.get(name), str):
             data[name] = redact_text(data[name])

@@ -18,19 +18,28 @@ if TYPE_CHECKING:
 def _chat_to_resume(
     store: Store | None, wanted: int, with_messages: bool
 ) -> tuple[int | None, str | None]:
-    """The chat `--resume` opens (`wanted` 0: the latest), or why it cannot."""
+    """The chat `--resume` opens (`wanted` 0: the app's last used chat; an id: any chat, an
+    `ask` run's too), or why it cannot."""
+    from tui.engine.store.database import APP_CHAT
+
     if with_messages:
         return None, "--resume and --messages both choose the conversation: use one of them"
     if store is None:
         return None, "--resume: the history file cannot be opened (see the warning above)"
-    chats = store.chats()
-    if not chats:
-        return None, "--resume: no saved chats yet (a chat is saved when its first message is sent)"
-    if not wanted:
-        return chats[0]["id"], None
-    if all(chat["id"] != wanted for chat in chats):
-        return None, f"--resume {wanted}: no such chat (`firsttoken history --chats` lists them)"
-    return wanted, None
+    if wanted:
+        if all(chat["id"] != wanted for chat in store.chats()):
+            listed = "`firsttoken history --chats` lists them"
+            return None, f"--resume {wanted}: no such chat ({listed})"
+        return wanted, None
+    last_used = store.chats(kind=APP_CHAT, limit=1)
+    if last_used:
+        return last_used[0]["id"], None
+    if store.chats(limit=1):
+        return None, (
+            "--resume: no chat from the app yet, only `ask` runs: "
+            "`firsttoken history --chats` lists them, `--resume ID` opens one"
+        )
+    return None, "--resume: no saved chats yet (a chat is saved when its first message is sent)"
 
 
 def run(args: argparse.Namespace, config: Config) -> int:

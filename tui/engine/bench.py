@@ -140,9 +140,11 @@ async def run_rounds(
     cancel: asyncio.Event | None = None,
     warmup: int = 0,
     on_warmup: OnFinished | None = None,
+    on_start: Callable[[str], None] | None = None,
 ) -> list[VariantResult]:
     """Each variant `runs` times, taking turns round by round; stops early on `cancel`.
-    First `warmup` requests of the first variant, discarded (`on_warmup` hears of them)."""
+    First `warmup` requests of the first variant, discarded (`on_warmup` hears of them).
+    `on_start` hears each request's label (WARMUP_LABEL for a warm-up) just before it goes."""
     results = {
         v.label: VariantResult(v.label, trim=v.request.trim is not None, stream=v.request.stream)
         for v in variants
@@ -152,6 +154,8 @@ async def run_rounds(
             return list(results.values())
         first = variants[0].request
         request = replace(first, messages=tagged(first.messages, new_tag()))
+        if on_start is not None:
+            on_start(WARMUP_LABEL)
         finished = await run_once(client, request, cancel)
         if on_warmup is not None:
             on_warmup(WARMUP_LABEL, finished)
@@ -161,6 +165,8 @@ async def run_rounds(
             if cancel is not None and cancel.is_set():
                 return list(results.values())
             request = replace(variant.request, messages=tagged(variant.request.messages, new_tag()))
+            if on_start is not None:
+                on_start(variant.label)
             finished = await run_once(client, request, cancel)
             on_finished(variant.label, finished)  # a cancelled request's record is kept too
             if finished.record.status is RequestStatus.CANCELLED:

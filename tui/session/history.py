@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from tui.engine.store.database import APP_CHAT
 from tui.session.drafts import Draft, ReplyDrafts, draft_record
 
 if TYPE_CHECKING:
@@ -68,9 +69,11 @@ class ChatHistory:
         state: ChatState,
         warn: Callable[[str], None],
         unsaved: Callable[[str], None] | None = None,
+        kind: str = APP_CHAT,
     ) -> None:
         self.store = store
         self.state = state
+        self.kind = kind  # what the chats it creates are: the app's, or an `ask` run's
         self._warn = warn
         # A save that failed: said persistently by the surface (the app: a bar above the chat).
         self._unsaved = unsaved or warn
@@ -172,7 +175,8 @@ class ChatHistory:
             self.drafts.close()
 
     def chats(self) -> list[dict[str, Any]] | None:
-        """The saved chats, newest first; None (after a warning) when there is no history."""
+        """The saved chats of every kind (each says its `kind`), the last used first; None
+        (after a warning) when there is no history."""
         if self.store is None:
             self._warn("history is not being saved, so there is no chat to open")
             return None
@@ -225,6 +229,6 @@ class ChatHistory:
     def _create_chat(self) -> None:
         assert self.store is not None
         self.state.chat_id = self.store.new_chat(
-            chat_title(self.state.messages), self.state.model
+            chat_title(self.state.messages), self.state.model, self.kind
         )
         self.store.sync_messages(self.state.chat_id, self.state.messages)

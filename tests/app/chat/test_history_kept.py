@@ -176,7 +176,8 @@ async def test_ctrl_g_opens_a_saved_chat_and_carries_on_in_it(
         await send_and_wait(pilot, "and one more, reply 5 tokens")
         assert store.messages(first_chat) == app.chat.state.messages
         assert len(app.chat.state.messages) == 4
-        assert [c["message_count"] for c in store.chats()] == [2, 4]
+        # The chat carried on is the last used: it comes first (and `--resume` opens it).
+        assert [c["message_count"] for c in store.chats()] == [4, 2]
 
 
 async def test_resume_opens_the_chat_after_the_first_frame(demo: DemoThread, store: Store) -> None:

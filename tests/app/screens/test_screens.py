@@ -181,12 +181,13 @@ async def test_chat_picker_shows_each_chat_on_two_short_lines_and_escape_cancels
         assert app.result is None
 
 
-def test_when_says_the_time_today_and_the_date_otherwise() -> None:
+def test_when_says_the_day_and_the_time_or_the_date() -> None:
     import time
 
     now = time.mktime((2026, 11, 30, 15, 0, 0, 0, 0, -1))
-    assert when(now - 3600, now) == "14:00"
-    assert when(now - 3 * 86400, now) == "Nov 27"
+    assert when(now - 3600, now) == "today 14:00"
+    assert when(now - 86400, now) == "yesterday 15:00"
+    assert when(now - 3 * 86400, now) == "Nov 27 15:00"
     assert when(now - 400 * 86400, now) == time.strftime(
         "%Y-%m-%d", time.localtime(now - 400 * 86400)
     )

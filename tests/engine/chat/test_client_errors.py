@@ -93,10 +93,13 @@ async def test_timeouts_are_not_retried(instant) -> None:
     assert record.retries == 0 and not any(isinstance(e, Retrying) for e in events)
 
 
-async def test_context_length_exceeded_hints_at_trimming(instant) -> None:
+async def test_context_length_exceeded_says_what_can_help_a_one_message_prompt(instant) -> None:
     _, record = await _fail(fault_url(instant, "context"), max_retries=2)
     assert record.error_kind == "context_length"
-    assert "turn trimming on or lower the budget" in record.error_message
+    # One message: trimming has nothing to drop, so it is not offered as the fix.
+    assert "nothing trimming could drop" in record.error_message
+    assert "turn trimming on" not in record.error_message
+    assert "raise the server's context window" in record.error_message
     assert record.retries == 0  # a 400 is not retried
 
 

@@ -49,7 +49,7 @@ async def test_empty_stream_is_ended_early_with_context_hint(instant) -> None:
     record = finished.record
     assert record.status is RequestStatus.ENDED_EARLY and record.error_kind == "empty_stream"
     assert "context window" in record.error_message
-    assert "turn trimming on or lower the budget" in record.error_message
+    assert "send a shorter prompt" in record.error_message  # one message: nothing to trim
     assert finished.text == "" and record.retries == 0
 
 

@@ -68,10 +68,17 @@ async def test_an_error_object_mid_stream_keeps_the_partial_reply() -> None:
 
 async def test_a_context_error_mid_stream_hints_at_trimming() -> None:
     error = b'data: {"error": {"message": "maximum context length is 4096 tokens"}}\n\n'
+    history = [
+        {"role": "user", "content": "an earlier question"},
+        {"role": "assistant", "content": "an earlier answer"},
+        {"role": "user", "content": "and now?"},
+    ]
     async with Canned([ROLE, error]) as server:
-        _, finished = await collect(make_client(server.base_url), make_request())
+        _, finished = await collect(make_client(server.base_url), make_request(messages=history))
     assert finished.record.error_kind == "context_length"
-    assert "turn trimming on" in (finished.record.error_message or "")
+    assert "turn trimming on with a budget below 4,096 (the server's window)" in (
+        finished.record.error_message or ""
+    )
 
 
 async def test_crlf_comments_reasoning_and_tool_calls() -> None:

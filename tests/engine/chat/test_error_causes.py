@@ -6,6 +6,7 @@ plain port says so."""
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -24,11 +25,24 @@ def server() -> Iterator[FaultServer]:
         yield running
 
 
-def _record(base_url: str, trimmed: bool = False) -> RequestRecord:
-    request = make_request()
+# A conversation with history to drop: about 2,400 tokens, so a 1,500-token budget trims it.
+HISTORY = [
+    message
+    for n in range(8)
+    for message in (
+        {"role": "user", "content": f"question {n}: " + "why is prefill slow? " * 30},
+        {"role": "assistant", "content": "because it grows with the prompt. " * 30},
+    )
+] + [{"role": "user", "content": "and now?"}]
+
+
+def _record(
+    base_url: str, trimmed: bool = False, messages: list[dict[str, str]] | None = None
+) -> RequestRecord:
+    request = make_request() if messages is None else make_request(messages=messages)
     if trimmed:
         result = trim(request.messages, 1500, TrimPolicy(), get_counter("demo-model"))
-        request = make_request(trim=result)
+        request = make_request(messages=result.messages, trim=result)
 
     async def go() -> Finished:
         client = make_client(base_url, max_retries=0, timeout_s=2.0)
@@ -59,21 +73,36 @@ def test_an_empty_200_stream_and_one_cut_after_its_head_say_different_things(ser
 
 
 def test_context_overflow_hints_follow_the_trimming(server) -> None:
-    untrimmed = _record(server.url("context", "c"))
-    trimmed = _record(server.url("context", "d"), trimmed=True)
+    untrimmed = _record(server.url("context", "c"), messages=HISTORY)
+    trimmed = _record(server.url("context", "d"), trimmed=True, messages=HISTORY)
     assert untrimmed.error_kind == trimmed.error_kind == "context_length"
-    assert "turn trimming on" in (untrimmed.error_message or "")
+    assert "sent whole, trimming is off" in (untrimmed.error_message or "")
+    assert "turn trimming on with a budget below 4,096 (the server's window)" in (
+        untrimmed.error_message or ""
+    )
     message = trimmed.error_message or ""
     assert "turn trimming on" not in message
-    assert "even trimmed to 1,500 tokens: lower the budget or raise the server's context" in message
+    # What trimming left, by the local count, and what it dropped: not the budget alone.
+    left = re.search(
+        r"even trimmed to ([\d,]+) tokens \(budget 1,500, \d+ messages dropped\)", message
+    )
+    assert left is not None and int(left[1].replace(",", "")) <= 1500
+    assert "lower the budget below 4,096 (the server's window) or raise" in message
     assert CONTEXT_MESSAGE.split(". However")[0] in message  # the server's limit is kept
 
 
+def test_a_short_prompt_within_the_budget_is_not_said_to_be_trimmed(server) -> None:
+    """A 9-token prompt under a 1,500-token budget: "even trimmed to 1,500 tokens" would be
+    false, and a lower budget cannot help a prompt with nothing to drop."""
+    message = _record(server.url("context", "s"), trimmed=True).error_message or ""
+    assert "even trimmed" not in message and "1,500" not in message.split("; the server")[0]
+    assert "nothing trimming could drop" in message
+    assert "send a shorter prompt, ask for a shorter reply (maxTokens) or raise" in message
+
+
 def test_trimmed_empty_stream_hint_asks_for_a_lower_budget(server) -> None:
-    record = _record(server.url("empty", "e"), trimmed=True)
-    assert "lower the budget (1,500 now) or raise the server's context window" in (
-        record.error_message or ""
-    )
+    record = _record(server.url("empty", "e"), trimmed=True, messages=HISTORY)
+    assert "lower the budget or raise the server's context window" in (record.error_message or "")
 
 
 def test_tls_to_a_plain_http_port(server) -> None:

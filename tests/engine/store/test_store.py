@@ -44,11 +44,16 @@ def test_chats_and_messages_round_trip(tmp_path: Path) -> None:
     for message in messages:
         store.add_message(chat, message)
     assert store.messages(chat) == messages
-    assert store.chats()[0] | {"created_at_epoch": 0} == {
+    (listed,) = store.chats()
+    assert listed["created_at_epoch"] <= listed["last_used_epoch"]
+    assert listed | {"created_at_epoch": 0, "last_used_epoch": 0} == {
         "id": chat,
         "title": "first",
+        "kind": "app",
         "model": "qwen",
+        "endpoint_host": None,
         "created_at_epoch": 0,
+        "last_used_epoch": 0,
         "message_count": 3,
     }
     store.close()
@@ -159,7 +164,8 @@ def test_sync_messages_rewrites_from_the_first_difference(tmp_path: Path) -> Non
     store.add_message(chat, {"role": "assistant", "content": "third"})  # appends still work
     assert store.messages(chat)[-1]["content"] == "third"
     assert store.messages(other) == [{"role": "user", "content": "untouched"}]
-    assert [c["message_count"] for c in store.chats()] == [1, 3]
+    # The retried chat was used last: it comes first.
+    assert [c["message_count"] for c in store.chats()] == [3, 1]
 
 
 # The version-1 schema as firsttoken created it, to check that old history files still open.
@@ -205,7 +211,7 @@ def test_a_version_1_history_opens_migrated_with_its_records_readable(tmp_path: 
     assert rebuilt.adjustments == [] and data["reply_text"] == "old reply"
     assert newest["phases_ms"] == {"connect": 0.5, "first_token": 40.0}
     db = sqlite3.connect(path)
-    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
     rows = db.execute(
         "SELECT connection_reused, phases_json FROM records ORDER BY started_at_epoch"
     ).fetchall()

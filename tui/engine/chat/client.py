@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from tui import __version__
 from tui.engine.chat import errors as client_errors
 from tui.engine.chat.attempt import CHUNK, DONE, END, OPENED, PAUSED, STARTED, Attempt
+from tui.engine.chat.context_overflow import PromptFit, prompt_fit
 from tui.engine.chat.dialects import DialectMemory, adjusted_body, adjustment_asked
 from tui.engine.chat.errors import ClassifiedError
 from tui.engine.chat.events import ClientEvent, Finished, RequestStarted, Retrying
@@ -87,10 +88,11 @@ def server_root(base_url: str) -> str:
 
 
 def endpoint_host(base_url: str) -> str:
+    """host:port, for records and messages; never the URL itself, which may hold a secret."""
     try:
         return parse_url(base_url).origin.host_port
     except BadURL:
-        return base_url
+        return "(not a usable base_url)"
 
 
 def backoff_delay(retry_number: int, retry_after_s: float | None) -> float:
@@ -312,10 +314,10 @@ class ChatClient:
     # -- the request ------------------------------------------------------------------------
 
     def _classify(
-        self, error: BaseException, path: str = "chat/completions", trimmed_to: int | None = None
+        self, error: BaseException, path: str = "chat/completions", fit: PromptFit | None = None
     ) -> ClassifiedError:
         url = join_url(self.endpoint, path)
-        classified = client_errors.classify(error, url, self._api_key, trimmed_to=trimmed_to)
+        classified = client_errors.classify(error, url, self._api_key, fit=fit)
         return self._scrub(classified)
 
     def _scrub(self, classified: ClassifiedError) -> ClassifiedError:
@@ -352,7 +354,7 @@ class ChatClient:
         outcome = "eof"
         failure: ClassifiedError | None = None
         adjustments = list(self.dialects.get(self.endpoint, request.model))
-        trimmed_to = request.trim.budget if request.trim is not None else request.trim_budget
+        fit = prompt_fit(request)  # what a context overflow's message may say of the prompt
         broke_off = False  # the response head arrived, then the connection closed mid-body
 
         def on_cancel(_: object) -> None:
@@ -420,7 +422,7 @@ class ChatClient:
 
                 failure = None
                 if outcome == "error" and error is not None:
-                    failure = self._classify(error, trimmed_to=trimmed_to)
+                    failure = self._classify(error, fit=fit)
                     if opened and failure.kind in ("connection", "dns"):
                         # The stream was open and broke off (e.g. an incomplete chunked body, or
                         # llama.cpp's empty answer to an over-long prompt): an early end, not a

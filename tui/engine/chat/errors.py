@@ -14,6 +14,7 @@ import ssl
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from tui.engine.chat.context_overflow import PromptFit, overflow_hint, stated_window
 from tui.engine.http.errors import (
     CLOSED,
     PROXY,
@@ -95,27 +96,14 @@ def _is_context_overflow(text: str) -> bool:
     )
 
 
-def context_length_error(server_text: str, trimmed_to: int | None) -> ClassifiedError:
-    """The prompt is over the model's context: the fix depends on whether it was trimmed, and
-    the server's own words (which state its limit) are kept."""
+def context_length_error(server_text: str, fit: PromptFit | None) -> ClassifiedError:
+    """The prompt is over the model's context: what is true of the prompt and its fix depend on
+    what was sent (context_overflow.py), and the server's own words (its limit) are kept."""
     said = f"; the server said: {_one_line(server_text, 200)}" if server_text else ""
-    if trimmed_to is not None:
-        return ClassifiedError(
-            "context_length",
-            f"the prompt exceeds the model's context length even trimmed to {trimmed_to:,} "
-            "tokens: lower the budget or raise the server's context window" + said,
-        )
+    fact, fix = overflow_hint(fit, stated_window(server_text))
     return ClassifiedError(
-        "context_length",
-        "the prompt exceeds the model's context length: turn trimming on or lower the budget"
-        + said,
+        "context_length", f"the prompt exceeds the model's context length{fact}: {fix}{said}"
     )
-
-
-def _context_hint(trimmed_to: int | None) -> str:
-    if trimmed_to is not None:
-        return f"lower the budget ({trimmed_to:,} now) or raise the server's context window"
-    return "turn trimming on or lower the budget"
 
 
 def _causes(error: BaseException) -> list[BaseException]:
@@ -145,7 +133,7 @@ def classify_status(
     error: StatusError,
     url: str,
     api_key: str | None,
-    trimmed_to: int | None = None,
+    fit: PromptFit | None = None,
 ) -> ClassifiedError:
     status = error.status
     if status == 404:
@@ -179,7 +167,7 @@ def classify_status(
             retry_after_s=_retry_after(error.headers),
         )
     if _is_context_overflow(text):
-        return context_length_error(text, trimmed_to)
+        return context_length_error(text, fit)
     detail = f": {_one_line(text, 160)}" if text else ""
     return ClassifiedError("bad_request", f"the API answered HTTP {status}{detail}")
 
@@ -258,11 +246,11 @@ def bad_json_error(url: str) -> ClassifiedError:
 
 
 def empty_stream_error(
-    *, events: int = 0, broke_off: bool = False, trimmed_to: int | None = None
+    *, events: int = 0, broke_off: bool = False, fit: PromptFit | None = None
 ) -> ClassifiedError:
     """A streamed answer (HTTP 200) with no token. Some llama.cpp builds answer a prompt over
     their context window this way, so the context is named as one possible cause."""
-    hint = _context_hint(trimmed_to)
+    hint = overflow_hint(fit)[1]
     if broke_off and not events:
         what = "the server answered HTTP 200, then closed the connection before any event"
     elif not events:
@@ -324,12 +312,12 @@ def proxy_error(error: ConnectionFailed) -> ClassifiedError:
 
 
 def classify(
-    error: BaseException, url: str, api_key: str | None, *, trimmed_to: int | None = None
+    error: BaseException, url: str, api_key: str | None, *, fit: PromptFit | None = None
 ) -> ClassifiedError:
     """Any exception from one request attempt -> kind + one line (never a traceback).
-    `trimmed_to`: the token budget the prompt was trimmed to (None: trimming was off)."""
+    `fit`: what was sent (context_overflow.prompt_fit), for a context overflow's hint."""
     if isinstance(error, StatusError):
-        return classify_status(error, url, api_key, trimmed_to)
+        return classify_status(error, url, api_key, fit)
     if isinstance(error, json.JSONDecodeError):
         return bad_json_error(url)
     if isinstance(error, ConnectionFailed):
@@ -340,7 +328,7 @@ def classify(
         # A mid-stream `{"error": ...}` object, with its message.
         text = _one_line(error.message or type(error).__name__, 160)
         if _is_context_overflow(text):
-            return context_length_error(text, trimmed_to)
+            return context_length_error(text, fit)
         return ClassifiedError("server", f"the server reported an error mid-stream: {text}")
     if isinstance(error, OSError):
         return classify_connection(error, url)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from tui.engine.chat import errors as client_errors
 from tui.engine.chat.attempt import first_choice, token_parts
+from tui.engine.chat.context_overflow import prompt_fit
 from tui.engine.chat.errors import ClassifiedError
 from tui.engine.chat.events import (
     ClientEvent,
@@ -308,9 +309,8 @@ def finish_record(
         elif reply.first_token_at is not None:
             classified = client_errors.ended_early_error(broke_off)
         else:
-            trimmed_to = request.trim.budget if request.trim is not None else request.trim_budget
             classified = client_errors.empty_stream_error(
-                events=reply.events_seen, broke_off=broke_off, trimmed_to=trimmed_to
+                events=reply.events_seen, broke_off=broke_off, fit=prompt_fit(request)
             )
     else:
         record.status = RequestStatus.OK

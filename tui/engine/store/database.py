@@ -4,7 +4,12 @@ Stdlib sqlite3 in WAL mode with synchronous=NORMAL: every write is committed at 
 loses nothing already returned), and readers never block the writer. One connection shared by
 the app's threads behind a lock (check_same_thread=False). The schema version lives in
 `PRAGMA user_version`; a newer file than this code knows is refused rather than damaged.
-A corrupt, unwritable or full file becomes a one-line StoreError naming the path and the fix.
+A corrupt, unwritable or full file, a folder in its place or another program's SQLite file
+becomes a one-line StoreError naming the path and the fix (another program's file is never
+changed).
+
+Each chat has a kind (made by the app, or by a one-shot `ask`) and a last-used time, set when a
+message or a record is added to it: every chat list puts the last used first.
 
 A reply still streaming is saved as it grows with `incomplete=True` (the same record id each
 time, replaced by the final save): a process killed mid-reply leaves what it had saved, marked
@@ -29,7 +34,12 @@ from urllib.parse import quote
 
 from tui.engine.metrics.record import DroppedMessage, RequestRecord, RequestStatus, TtftLevel
 
-SCHEMA_VERSION = 3
+# The kinds of chat: made in the app (its chat picker lists them), or by `ask` (one question).
+APP_CHAT = "app"
+ASK_CHAT = "ask"
+CHAT_KINDS = (APP_CHAT, ASK_CHAT)
+
+SCHEMA_VERSION = 4
 # What each version adds to the one before (version 1 is _SCHEMA_V1). No comments inside the
 # statements: SQLite keeps an added column's text in the table's CREATE statement.
 _MIGRATIONS = {
@@ -40,6 +50,15 @@ _MIGRATIONS = {
     3: (
         "ALTER TABLE records ADD COLUMN connection_reused INTEGER",
         "ALTER TABLE records ADD COLUMN phases_json TEXT",
+    ),
+    # Who made a chat (the app, or a one-shot `ask`), and when it was last used: a message or
+    # a record added. A chat from before is an app chat, last used at its latest record.
+    4: (
+        f"ALTER TABLE chats ADD COLUMN kind TEXT NOT NULL DEFAULT '{APP_CHAT}'",
+        "ALTER TABLE chats ADD COLUMN last_used_epoch REAL NOT NULL DEFAULT 0",
+        "UPDATE chats SET last_used_epoch = MAX(created_at_epoch, COALESCE("
+        "(SELECT MAX(r.started_at_epoch) FROM records r WHERE r.chat_id = chats.id), 0))",
+        "CREATE INDEX chats_by_last_use ON chats (last_used_epoch)",
     ),
 }
 _SIDE_FILES = ("-wal", "-shm", "-journal")
@@ -118,11 +137,17 @@ class Store:
         self.path = Path(path)
         self.read_only = read_only
         self._lock = threading.Lock()
+        if self.path.is_dir():
+            raise StoreError(
+                f"history database {self.path}: is a folder, not a file: move the folder "
+                "aside, or set FIRSTTOKEN_HOME to keep the history elsewhere"
+            )
         try:
             self._db = self._open_read_only() if read_only else self._open_private()
         except (OSError, sqlite3.Error) as error:
             raise self._error(error) from None
         try:
+            self._check_ours()
             if read_only:
                 self._check_version()
             else:
@@ -130,9 +155,8 @@ class Store:
                 self._db.execute("PRAGMA synchronous=NORMAL")
                 self._db.execute("PRAGMA foreign_keys=ON")
                 self._migrate()
-            self._columns = {
-                row[1] for row in self._db.execute("PRAGMA table_info(records)").fetchall()
-            }
+            self._columns = self._columns_of("records")
+            self._chat_columns = self._columns_of("chats")
         except sqlite3.Error as error:
             self._db.close()
             raise self._error(error) from None
@@ -187,6 +211,29 @@ class Store:
             hint = "move it aside to start a fresh history"
         return StoreError(f"history database {self.path}: {reason}: {hint}")
 
+    def _columns_of(self, table: str) -> set[str]:
+        return {row[1] for row in self._db.execute(f"PRAGMA table_info({table})").fetchall()}
+
+    def _check_ours(self) -> None:
+        """A SQLite file of another program (a path set by mistake) is refused, never changed:
+        firsttoken's history has a schema version and its three tables, or nothing at all."""
+        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        tables = {
+            row[0]
+            for row in self._db.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+            ).fetchall()
+        }
+        ours = {"chats", "messages", "records"}
+        if (version == 0 and not tables) or (version > 0 and ours <= tables):
+            return
+        found = ", ".join(sorted(tables)[:5]) or "no tables"
+        raise StoreError(
+            f"history database {self.path}: not a firsttoken history (schema version {version}, "
+            f"tables: {found}): it belongs to another program; move it aside, or set "
+            "FIRSTTOKEN_HOME to keep the history elsewhere"
+        )
+
     def _check_version(self) -> None:
         version = self._db.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:
@@ -234,13 +281,24 @@ class Store:
 
     # -- writes (each committed before returning) ----------------------------------------------
 
-    def new_chat(self, title: str, model: str) -> int:
+    def new_chat(self, title: str, model: str, kind: str = APP_CHAT) -> int:
+        """A new chat made by `kind` (APP_CHAT or ASK_CHAT); returns its id."""
+        if kind not in CHAT_KINDS:
+            raise ValueError(f"chat kind {kind!r}: expected one of {', '.join(CHAT_KINDS)}")
+        now = time.time()
         with self._locked() as db:
             cursor = db.execute(
-                "INSERT INTO chats (title, model, created_at_epoch) VALUES (?, ?, ?)",
-                (title, model, time.time()),
+                "INSERT INTO chats (title, model, created_at_epoch, kind, last_used_epoch)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (title, model, now, kind, now),
             )
             return int(cursor.lastrowid or 0)
+
+    @staticmethod
+    def _used(db: sqlite3.Connection, chat_id: int) -> None:
+        """The chat was used now (inside the caller's transaction): `--resume` and every chat
+        list go by it."""
+        db.execute("UPDATE chats SET last_used_epoch = ? WHERE id = ?", (time.time(), chat_id))
 
     def add_message(self, chat_id: int, message: dict[str, Any]) -> int:
         """Append a message (any OpenAI chat message dict) to a chat; returns its row id."""
@@ -254,6 +312,7 @@ class Store:
                 "INSERT INTO messages (chat_id, position, role, json) VALUES (?, ?, ?, ?)",
                 (chat_id, position, str(message.get("role", "")), json.dumps(message)),
             )
+            self._used(db, chat_id)
             db.execute("COMMIT")
             return int(cursor.lastrowid or 0)
 
@@ -286,6 +345,8 @@ class Store:
                     )
                 ],
             )
+            if same < len(stored) or same < len(encoded):
+                self._used(db, chat_id)
             db.execute("COMMIT")
 
     def save_record(
@@ -339,28 +400,47 @@ class Store:
                     None if record.phases_ms is None else json.dumps(record.phases_ms),
                 ),
             )
+            if chat_id is not None:
+                self._used(db, chat_id)
             db.execute("COMMIT")
 
     # -- reads ---------------------------------------------------------------------------------
 
-    def chats(self) -> list[dict[str, Any]]:
-        """Newest first: id, title, model, created_at_epoch, message_count."""
+    def chats(self, kind: str | None = None, limit: int = -1) -> list[dict[str, Any]]:
+        """The chats (of `kind` only, when given), the last used first, at most `limit` (-1:
+        all): id, title, kind, model and endpoint_host (those of its latest record: what it
+        went on with; the chat's first model and None before any record), created_at_epoch,
+        last_used_epoch, message_count."""
+        columns = self._chat_columns
+        # A file not migrated yet (read-only): an app chat, last used at its latest record.
+        kind_of = "c.kind" if "kind" in columns else f"'{APP_CHAT}'"
+        used = (
+            "c.last_used_epoch"
+            if "last_used_epoch" in columns
+            else "MAX(c.created_at_epoch, COALESCE((SELECT MAX(r.started_at_epoch)"
+            " FROM records r WHERE r.chat_id = c.id), 0))"
+        )
+        latest = (
+            "(SELECT r.{} FROM records r WHERE r.chat_id = c.id"
+            " ORDER BY r.started_at_epoch DESC, r.rowid DESC LIMIT 1)"
+        )
+        query = (
+            f"SELECT * FROM (SELECT c.id, c.title, {kind_of} AS kind,"
+            f" COALESCE({latest.format('model')}, c.model), {latest.format('endpoint_host')},"
+            f" c.created_at_epoch, {used} AS used,"
+            " (SELECT COUNT(*) FROM messages m WHERE m.chat_id = c.id) FROM chats c)"
+        )
+        params: list[Any] = []
+        if kind is not None:
+            query += " WHERE kind = ?"
+            params.append(kind)
+        query += " ORDER BY used DESC, id DESC LIMIT ?"
+        params.append(limit)
         with self._locked() as db:
-            rows = db.execute(
-                "SELECT c.id, c.title, c.model, c.created_at_epoch,"
-                " (SELECT COUNT(*) FROM messages m WHERE m.chat_id = c.id)"
-                " FROM chats c ORDER BY c.created_at_epoch DESC, c.id DESC"
-            ).fetchall()
-        return [
-            {
-                "id": r[0],
-                "title": r[1],
-                "model": r[2],
-                "created_at_epoch": r[3],
-                "message_count": r[4],
-            }
-            for r in rows
-        ]
+            rows = db.execute(query, params).fetchall()
+        names = ("id", "title", "kind", "model", "endpoint_host", "created_at_epoch",
+                 "last_used_epoch", "message_count")  # fmt: skip
+        return [dict(zip(names, row, strict=True)) for row in rows]
 
     def messages(self, chat_id: int) -> list[dict[str, Any]]:
         with self._locked() as db:
