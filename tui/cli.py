@@ -145,6 +145,55 @@ def _budget_flag(parser: argparse.ArgumentParser, help_text: str) -> None:
     parser.add_argument("--budget", type=_positive_int, metavar="N", default=None, help=help_text)
 
 
+def _race_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    race = sub.add_parser(
+        "race",
+        parents=[common],
+        help="the same prompt to two or more targets: which reaches its first token sooner",
+        description="Send the same prompt to each target, round by round, and say which "
+        "reaches its first token sooner, by how much and how sure the rounds make it. A "
+        "target is MODEL (the configured endpoint), MODEL@BASE_URL or PROVIDER:MODEL, "
+        "optionally followed by settings: ,trim=on|off ,stream=on|off ,budget=N. Exit codes: "
+        "0 ok (with --expect-faster: and that target won), 1 a target got no reply or the "
+        "expected target did not win, 2 usage or config error, 130 interrupted.",
+    )
+    race.add_argument("targets", nargs="+", metavar="TARGET", help="two or more targets")
+    race.add_argument(
+        "--rounds",
+        type=_positive_int,
+        metavar="N",
+        default=5,
+        help="requests per target (default: 5; 4 is the fewest that can decide at 95%%)",
+    )
+    race.add_argument("--prompt", metavar="TEXT", default=None, help="the prompt to race on")
+    race.add_argument(
+        "--messages",
+        type=Path,
+        metavar="FILE.json",
+        default=None,
+        help="a JSON list of OpenAI chat messages to race on (--prompt is appended to it)",
+    )
+    _budget_flag(race, "trim every target's prompt to N tokens (a target's budget=N wins)")
+    race.add_argument(
+        "--together",
+        action="store_true",
+        help="send each round's requests at once (for targets on different servers); by "
+        "default one at a time, the order reversed every round",
+    )
+    race.add_argument(
+        "--warm",
+        action="store_true",
+        help="let the server's prefix cache serve repeated prompts (default: each request cold)",
+    )
+    race.add_argument(
+        "--expect-faster",
+        metavar="TARGET",
+        default=None,
+        help="exit 1 unless this target wins, decided (for scripts)",
+    )
+    race.add_argument("--json", action="store_true", help="print one JSON object")
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = _global_flags()
     parser = _Parser(
@@ -170,6 +219,25 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="CHAT",
         help="open a saved chat and carry on (the app's last used one when CHAT is left "
         "out; `firsttoken history --chats` lists them)",
+    )
+    parser.add_argument(
+        "--race",
+        nargs="+",
+        metavar="TARGET",
+        default=None,
+        help="open the chat racing these targets side by side (MODEL, MODEL@BASE_URL or "
+        "PROVIDER:MODEL, settings after commas: trim=off, stream=off, budget=N)",
+    )
+    parser.add_argument(
+        "--together",
+        action="store_true",
+        help="with --race: send each message to every target at once, not one at a time",
+    )
+    parser.add_argument(
+        "--warm",
+        action="store_true",
+        help="with --race: let the server's prefix cache serve repeated prompts (default: "
+        "each request cold)",
     )
     sub: Any = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -225,6 +293,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     _bench_parsers(sub, common)
+    _race_parser(sub, common)
     _history_parser(sub, common)
 
     config = sub.add_parser(
@@ -409,6 +478,7 @@ DISPATCH: dict[str | None, Command] = {
     "history": Command("tui.commands.history", "run", NEEDS_NOTHING),  # reads the history only
     "config": Command("tui.commands.show_config", "run", NEEDS_FLAGS),
     "demo-server": Command("tui.commands.serve_demo", "run"),
+    "race": Command("tui.commands.race", "run", NEEDS_FLAGS),  # each target loads its own
     None: Command("tui.commands.open_app", "run"),
 }
 COMMANDS = tuple(name for name in DISPATCH if name is not None)

@@ -41,6 +41,10 @@ def _one_line(text: str, width: int) -> str:
 def record_lines(records: list[dict[str, Any]]) -> list[str]:
     header = ["started", "model", "status", "streamed", "trim", "TTFT", "total", "TPOT"]
     header += ["tok/s", "out", "prompt", "cached", "chat"]
+    # A race's requests say which target each was (its label): `race` lists them together.
+    raced = any(data.get("race_id") for data in records)
+    if raced:
+        header.append("race target")
     rows = []
     for data in records:
         simulated = " (sim)" if data.get("simulated") else ""
@@ -62,6 +66,7 @@ def record_lines(records: list[dict[str, Any]]) -> list[str]:
                 count(prompt),
                 count(cached if isinstance(cached, int) else None),
                 "—" if data.get("chat_id") is None else str(data["chat_id"]),
+                *([_one_line(str(data.get("race_target") or "—"), 40)] if raced else []),
             ]
         )
     return table(header, rows, words=range(5))  # started .. trim: words, then figures

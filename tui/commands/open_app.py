@@ -43,6 +43,8 @@ def _chat_to_resume(
 
 
 def run(args: argparse.Namespace, config: Config) -> int:
+    from tui.config import ConfigFlags
+
     messages: list[dict[str, Any]] | None = None
     path = getattr(args, "messages", None)
     if path is not None:
@@ -51,6 +53,18 @@ def run(args: argparse.Namespace, config: Config) -> int:
         except UsageError as bad_file:
             error(str(bad_file))
             return EXIT_USAGE
+    race = None
+    if getattr(args, "race", None):
+        from tui.race_targets import TargetError, parse_targets
+
+        try:
+            race = (parse_targets(args.race), bool(args.together), not args.warm)
+        except TargetError as bad_target:
+            error(str(bad_target))
+            return EXIT_USAGE
+    elif getattr(args, "together", False) or getattr(args, "warm", False):
+        error("--together and --warm go with --race TARGET TARGET …")
+        return EXIT_USAGE
 
     # The engine client runs on its own thread: let it take the GIL within 1 ms of a socket
     # event instead of CPython's default 5 ms, so a busy frame cannot hold a request or a token.
@@ -97,6 +111,8 @@ def run(args: argparse.Namespace, config: Config) -> int:
         store=store,
         resume_chat=resume,
         history_problem=history_problem,
+        flags=ConfigFlags.from_namespace(args),
+        race=race,
     )
     app.end_on_signals()
     try:

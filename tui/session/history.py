@@ -70,10 +70,12 @@ class ChatHistory:
         warn: Callable[[str], None],
         unsaved: Callable[[str], None] | None = None,
         kind: str = APP_CHAT,
+        lane: int = 0,
     ) -> None:
         self.store = store
         self.state = state
         self.kind = kind  # what the chats it creates are: the app's, or an `ask` run's
+        self.lane = lane  # a race's lane: this target's conversation within the race's chat
         self._warn = warn
         # A save that failed: said persistently by the surface (the app: a bar above the chat).
         self._unsaved = unsaved or warn
@@ -96,7 +98,7 @@ class ChatHistory:
             if self.state.chat_id is None:
                 self._create_chat()  # with every message so far, this one included
             else:
-                self.store.add_message(self.state.chat_id, message)
+                self.store.add_message(self.state.chat_id, message, self.lane)
         except Exception as error:  # history is not worth losing the reply over
             self._unsaved(f"history not saved: {error}")
 
@@ -109,9 +111,32 @@ class ChatHistory:
             if self.state.chat_id is None:
                 self._create_chat()
             else:
-                self.store.sync_messages(self.state.chat_id, self.state.messages)
+                self.store.sync_messages(self.state.chat_id, self.state.messages, self.lane)
         except Exception as error:
             self._unsaved(f"history not saved: {error}")
+
+    def open_race(self, labels: list[str]) -> int | None:
+        """A race's one chat, its lanes named by `labels` (None: no history, or it failed)."""
+        if self.store is None:
+            return None
+        from tui.engine.store.database import RACE_CHAT
+
+        title = "race: " + " vs ".join(labels)
+        if len(title) > TITLE_LENGTH:
+            title = title[: TITLE_LENGTH - 1] + "…"
+        try:
+            chat_id = self.store.new_chat(title, self.state.model, RACE_CHAT)
+            self.store.name_lanes(chat_id, labels)
+        except Exception as error:
+            self._unsaved(f"history not saved: {error}")
+            return None
+        return chat_id
+
+    def join_race(self, chat_id: int, lane: int) -> None:
+        """This chat is lane `lane` of a race's chat: its messages so far are saved there."""
+        self.lane = lane
+        self.state.chat_id = chat_id
+        self.past_changed()
 
     def reply_started(self, turn: Turn) -> Draft | None:
         """A request was just handed to the engine: its reply is saved as it streams."""
@@ -147,7 +172,7 @@ class ChatHistory:
 
         def final() -> None:
             if text and chat_id is not None:
-                store.add_message(chat_id, assistant_message(text, reasoning))
+                store.add_message(chat_id, assistant_message(text, reasoning), self.lane)
             store.save_record(
                 record,
                 text,
@@ -231,4 +256,4 @@ class ChatHistory:
         self.state.chat_id = self.store.new_chat(
             chat_title(self.state.messages), self.state.model, self.kind
         )
-        self.store.sync_messages(self.state.chat_id, self.state.messages)
+        self.store.sync_messages(self.state.chat_id, self.state.messages, self.lane)

@@ -60,6 +60,12 @@ class Race:
         self.rounds = 0
         for lane in self.lanes:
             lane.chat.race = (self.race_id, lane.label)  # its records are filed marked
+        # One chat for the race, a lane per target: every target's reply to each prompt.
+        labels = [lane.label for lane in self.lanes]
+        chat_id = self.lanes[0].chat.history.open_race(labels)
+        if chat_id is not None:
+            for index, lane in enumerate(self.lanes):
+                lane.chat.history.join_race(chat_id, index)
 
     def order(self) -> list[Lane]:
         """The next round's lanes in turn (the order reversed every other round)."""

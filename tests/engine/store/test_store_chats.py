@@ -78,7 +78,9 @@ def _dump(path: Path) -> dict[str, list[tuple[object, ...]]]:
             "chats": db.execute(
                 "SELECT id, title, model, created_at_epoch FROM chats ORDER BY id"
             ).fetchall(),
-            "messages": db.execute("SELECT * FROM messages ORDER BY id").fetchall(),
+            "messages": db.execute(
+                "SELECT id, chat_id, position, role, json FROM messages ORDER BY id"
+            ).fetchall(),
             "records": db.execute(
                 "SELECT id, chat_id, record_json, reply_text FROM records ORDER BY id"
             ).fetchall(),
@@ -97,7 +99,7 @@ def test_a_version_3_history_is_migrated_in_place_losing_nothing(tmp_path: Path)
         chats = store.chats()
     assert _dump(path) == before  # every row as it was
     db = sqlite3.connect(path)
-    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
     db.close()
     assert chats == unmigrated
     # The last used first: chat 1's latest record (5000) is newer than anything of chat 2's.

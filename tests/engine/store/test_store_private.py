@@ -79,13 +79,12 @@ def test_an_incomplete_save_is_replaced_by_the_final_one(tmp_path: Path) -> None
 
 
 def test_a_schema_1_file_gains_the_incomplete_column(tmp_path: Path) -> None:
-    from tui.engine.store import database as store_module
+    from tui.engine.store.migrations import statements_for
 
     path = tmp_path / "h.sqlite3"
     db = sqlite3.connect(path)
-    for statement in store_module._SCHEMA_V1.split(";"):
-        if statement.strip():
-            db.execute(statement)
+    for statement in statements_for(1):
+        db.execute(statement)
     db.execute(
         "INSERT INTO records VALUES ('old', NULL, 1.0, 'm', 'h:1', 'ok', NULL, 1, 0, 0,"
         " NULL, NULL, NULL, NULL, NULL, ?, 'old reply')",
@@ -102,7 +101,7 @@ def test_a_schema_1_file_gains_the_incomplete_column(tmp_path: Path) -> None:
         assert old["reply_text"] == "old reply" and old["incomplete"] is False
         store.save_record(_record(), "new", incomplete=True)
     db = sqlite3.connect(path)
-    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
     db.close()
 
 

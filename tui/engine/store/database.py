@@ -33,73 +33,16 @@ from typing import Any
 from urllib.parse import quote
 
 from tui.engine.metrics.record import DroppedMessage, RequestRecord, RequestStatus, TtftLevel
+from tui.engine.store.migrations import SCHEMA_VERSION, statements_for
 
-# The kinds of chat: made in the app (its chat picker lists them), or by `ask` (one question).
+# The kinds of chat: made in the app (its chat picker lists them), by `ask` (one question), or
+# a race's (one lane per target: every target's reply to each prompt).
 APP_CHAT = "app"
 ASK_CHAT = "ask"
-CHAT_KINDS = (APP_CHAT, ASK_CHAT)
+RACE_CHAT = "race"
+CHAT_KINDS = (APP_CHAT, ASK_CHAT, RACE_CHAT)
 
-SCHEMA_VERSION = 4
-# What each version adds to the one before (version 1 is _SCHEMA_V1). No comments inside the
-# statements: SQLite keeps an added column's text in the table's CREATE statement.
-_MIGRATIONS = {
-    # A reply saved while it streamed, not yet finished (or cut off by a kill).
-    2: ("ALTER TABLE records ADD COLUMN incomplete INTEGER NOT NULL DEFAULT 0",),
-    # Where TTFT went (RequestRecord.phases_ms as a JSON object in phase order, and
-    # connection_reused) in columns of their own for queries; record_json has them too.
-    3: (
-        "ALTER TABLE records ADD COLUMN connection_reused INTEGER",
-        "ALTER TABLE records ADD COLUMN phases_json TEXT",
-    ),
-    # Who made a chat (the app, or a one-shot `ask`), and when it was last used: a message or
-    # a record added. A chat from before is an app chat, last used at its latest record.
-    4: (
-        f"ALTER TABLE chats ADD COLUMN kind TEXT NOT NULL DEFAULT '{APP_CHAT}'",
-        "ALTER TABLE chats ADD COLUMN last_used_epoch REAL NOT NULL DEFAULT 0",
-        "UPDATE chats SET last_used_epoch = MAX(created_at_epoch, COALESCE("
-        "(SELECT MAX(r.started_at_epoch) FROM records r WHERE r.chat_id = chats.id), 0))",
-        "CREATE INDEX chats_by_last_use ON chats (last_used_epoch)",
-    ),
-}
 _SIDE_FILES = ("-wal", "-shm", "-journal")
-
-_SCHEMA_V1 = """
-CREATE TABLE chats (
-    id INTEGER PRIMARY KEY,
-    title TEXT NOT NULL,
-    model TEXT NOT NULL,
-    created_at_epoch REAL NOT NULL
-);
-CREATE TABLE messages (
-    id INTEGER PRIMARY KEY,
-    chat_id INTEGER NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
-    position INTEGER NOT NULL,
-    role TEXT NOT NULL,
-    json TEXT NOT NULL,
-    UNIQUE (chat_id, position)
-);
-CREATE TABLE records (
-    id TEXT PRIMARY KEY,
-    chat_id INTEGER REFERENCES chats(id) ON DELETE SET NULL,
-    started_at_epoch REAL NOT NULL,
-    model TEXT NOT NULL,
-    endpoint_host TEXT NOT NULL,
-    status TEXT NOT NULL,
-    error_kind TEXT,
-    streamed INTEGER NOT NULL,
-    simulated INTEGER NOT NULL,
-    trim_enabled INTEGER NOT NULL,
-    ttft_ms REAL,
-    total_ms REAL,
-    tpot_ms REAL,
-    output_tokens INTEGER,
-    prompt_tokens_estimated INTEGER,
-    record_json TEXT NOT NULL,  -- RequestRecord.to_dict(): every field, the source of truth
-    reply_text TEXT NOT NULL
-);
-CREATE INDEX records_by_time ON records (started_at_epoch);
-CREATE INDEX records_by_chat ON records (chat_id, started_at_epoch);
-"""
 
 
 class StoreError(Exception):
@@ -157,6 +100,8 @@ class Store:
                 self._migrate()
             self._columns = self._columns_of("records")
             self._chat_columns = self._columns_of("chats")
+            # A file from before races (read-only, not migrated): one lane, no lane names.
+            self._lanes = "lane" in self._columns_of("messages")
         except sqlite3.Error as error:
             self._db.close()
             raise self._error(error) from None
@@ -251,23 +196,14 @@ class Store:
         try:
             # Read again inside the write lock: another process may have just migrated.
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
-            if version == 0:
-                self._create_v1()
-                version = 1
             for target in range(version + 1, SCHEMA_VERSION + 1):
-                for statement in _MIGRATIONS[target]:
+                for statement in statements_for(target):
                     self._db.execute(statement)
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
             self._db.execute("COMMIT")
         except BaseException:
             self._db.execute("ROLLBACK")
             raise
-
-    def _create_v1(self) -> None:
-        # executescript would COMMIT our transaction first; run the statements one by one.
-        for statement in _SCHEMA_V1.split(";"):
-            if statement.strip():
-                self._db.execute(statement)
 
     @contextmanager
     def _locked(self) -> Iterator[sqlite3.Connection]:
@@ -300,23 +236,28 @@ class Store:
         list go by it."""
         db.execute("UPDATE chats SET last_used_epoch = ? WHERE id = ?", (time.time(), chat_id))
 
-    def add_message(self, chat_id: int, message: dict[str, Any]) -> int:
-        """Append a message (any OpenAI chat message dict) to a chat; returns its row id."""
+    def add_message(self, chat_id: int, message: dict[str, Any], lane: int = 0) -> int:
+        """Append a message (any OpenAI chat message dict) to a chat (to one lane of a race's
+        chat); returns its row id."""
         with self._locked() as db:
             db.execute("BEGIN IMMEDIATE")
             (position,) = db.execute(
-                "SELECT COALESCE(MAX(position) + 1, 0) FROM messages WHERE chat_id = ?",
-                (chat_id,),
+                "SELECT COALESCE(MAX(position) + 1, 0) FROM messages WHERE chat_id = ?"
+                " AND lane = ?",
+                (chat_id, lane),
             ).fetchone()
             cursor = db.execute(
-                "INSERT INTO messages (chat_id, position, role, json) VALUES (?, ?, ?, ?)",
-                (chat_id, position, str(message.get("role", "")), json.dumps(message)),
+                "INSERT INTO messages (chat_id, lane, position, role, json)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (chat_id, lane, position, str(message.get("role", "")), json.dumps(message)),
             )
             self._used(db, chat_id)
             db.execute("COMMIT")
             return int(cursor.lastrowid or 0)
 
-    def sync_messages(self, chat_id: int, messages: list[dict[str, Any]]) -> None:
+    def sync_messages(
+        self, chat_id: int, messages: list[dict[str, Any]], lane: int = 0
+    ) -> None:
         """Make the chat's stored messages exactly `messages` (a retried reply, a changed
         system prompt): rows up to the first difference stay, the rest are rewritten. The
         replies a retry replaced are not lost: every request's record keeps its reply text."""
@@ -324,22 +265,24 @@ class Store:
         with self._locked() as db:
             db.execute("BEGIN IMMEDIATE")
             stored = db.execute(
-                "SELECT position, json FROM messages WHERE chat_id = ? ORDER BY position",
-                (chat_id,),
+                "SELECT position, json FROM messages WHERE chat_id = ? AND lane = ?"
+                " ORDER BY position",
+                (chat_id, lane),
             ).fetchall()
             same = 0
             while same < min(len(stored), len(encoded)) and stored[same][1] == encoded[same]:
                 same += 1
             if same < len(stored):
                 db.execute(
-                    "DELETE FROM messages WHERE chat_id = ? AND position >= ?",
-                    (chat_id, stored[same][0]),
+                    "DELETE FROM messages WHERE chat_id = ? AND lane = ? AND position >= ?",
+                    (chat_id, lane, stored[same][0]),
                 )
             first = stored[same - 1][0] + 1 if same else 0
             db.executemany(
-                "INSERT INTO messages (chat_id, position, role, json) VALUES (?, ?, ?, ?)",
+                "INSERT INTO messages (chat_id, lane, position, role, json)"
+                " VALUES (?, ?, ?, ?, ?)",
                 [
-                    (chat_id, first + offset, str(message.get("role", "")), text)
+                    (chat_id, lane, first + offset, str(message.get("role", "")), text)
                     for offset, (message, text) in enumerate(
                         zip(messages[same:], encoded[same:], strict=True)
                     )
@@ -375,8 +318,8 @@ class Store:
                 "INSERT OR REPLACE INTO records (id, chat_id, started_at_epoch, model,"
                 " endpoint_host, status, error_kind, streamed, simulated, trim_enabled, ttft_ms,"
                 " total_ms, tpot_ms, output_tokens, prompt_tokens_estimated, record_json,"
-                " reply_text, incomplete, connection_reused, phases_json)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " reply_text, incomplete, connection_reused, phases_json, race_id)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     record.id,
                     chat_id,
@@ -398,6 +341,7 @@ class Store:
                     int(incomplete),
                     None if record.connection_reused is None else int(record.connection_reused),
                     None if record.phases_ms is None else json.dumps(record.phases_ms),
+                    record.race_id,
                 ),
             )
             if chat_id is not None:
@@ -428,7 +372,8 @@ class Store:
             f"SELECT * FROM (SELECT c.id, c.title, {kind_of} AS kind,"
             f" COALESCE({latest.format('model')}, c.model), {latest.format('endpoint_host')},"
             f" c.created_at_epoch, {used} AS used,"
-            " (SELECT COUNT(*) FROM messages m WHERE m.chat_id = c.id) FROM chats c)"
+            " (SELECT COUNT(*) FROM messages m WHERE m.chat_id = c.id"
+            f"{' AND m.lane = 0' if self._lanes else ''}) FROM chats c)"
         )
         params: list[Any] = []
         if kind is not None:
@@ -442,12 +387,39 @@ class Store:
                  "last_used_epoch", "message_count")  # fmt: skip
         return [dict(zip(names, row, strict=True)) for row in rows]
 
-    def messages(self, chat_id: int) -> list[dict[str, Any]]:
+    def messages(self, chat_id: int, lane: int = 0) -> list[dict[str, Any]]:
+        """A chat's messages (a race's chat: one lane's, each target's conversation)."""
+        query = "SELECT json FROM messages WHERE chat_id = ?"
+        params: tuple[Any, ...] = (chat_id,)
+        if self._lanes:
+            query += " AND lane = ?"
+            params = (chat_id, lane)
+        elif lane:
+            return []  # a file from before races (read-only): it has no other lane
+        with self._locked() as db:
+            rows = db.execute(query + " ORDER BY position", params).fetchall()
+        return [json.loads(r[0]) for r in rows]
+
+    def name_lanes(self, chat_id: int, labels: list[str]) -> None:
+        """A race's chat: its lanes' labels (its targets as written), lane 0 first."""
+        with self._locked() as db:
+            db.execute("BEGIN IMMEDIATE")
+            db.execute("DELETE FROM lanes WHERE chat_id = ?", (chat_id,))
+            db.executemany(
+                "INSERT INTO lanes (chat_id, lane, label) VALUES (?, ?, ?)",
+                [(chat_id, lane, label) for lane, label in enumerate(labels)],
+            )
+            db.execute("COMMIT")
+
+    def lanes(self, chat_id: int) -> list[str]:
+        """A race's chat's lane labels, lane 0 first ([] for any other chat)."""
+        if not self._lanes:
+            return []
         with self._locked() as db:
             rows = db.execute(
-                "SELECT json FROM messages WHERE chat_id = ? ORDER BY position", (chat_id,)
+                "SELECT label FROM lanes WHERE chat_id = ? ORDER BY lane", (chat_id,)
             ).fetchall()
-        return [json.loads(r[0]) for r in rows]
+        return [str(row[0]) for row in rows]
 
     def records(self, limit: int = 100, chat_id: int | None = None) -> list[dict[str, Any]]:
         """Newest first: each RequestRecord.to_dict() plus `reply_text`, `reasoning_text` ("" when
