@@ -49,14 +49,20 @@ class WidgetsInApp(App[None]):
 
 
 def make_app(
-    base_url: str, *, store: Any = None, resume_chat: int | None = None, **overrides: Any
+    base_url: str,
+    *,
+    store: Any = None,
+    resume_chat: int | None = None,
+    race: Any = None,
+    **overrides: Any,
 ) -> FirstTokenApp:
-    """The app against `base_url` with an isolated config (no files, no env)."""
+    """The app against `base_url` with an isolated config (no files, no env); `overrides`
+    change the config, `race` opens a race at start as `--race` does."""
     config = load_config(ConfigFlags(base_url=base_url), env={})
     if overrides:
         config = dataclasses.replace(config, **overrides)
     endpoint = Endpoint(base_url=base_url, api_key="demo", simulated=True)
-    return firsttoken_app(config, endpoint, store=store, resume_chat=resume_chat)
+    return firsttoken_app(config, endpoint, store=store, resume_chat=resume_chat, race=race)
 
 
 async def wait_for(

@@ -112,6 +112,7 @@ class ReplyTurn:
         self.prompt_history = prompt_history
         self._on_finished = finished
         self.current: Turn | None = None  # the turn under way (or the last one)
+        self.answered: Finished | None = None  # the last turn's outcome, as it was shown
         self.collector = CollectorPause()  # no full garbage collection while a reply streams
         self.enter_hold: EnterFrameHold | None = None
         self._active = False
@@ -185,10 +186,10 @@ class ReplyTurn:
         if self.busy:
             return None
         self._active = True
+        self.answered = None
         started = self._begin() if self.chat.engine.client is not None else None
         await self._run_reply(started)
-        turn = self.current
-        return turn.state.finished if turn is not None else None
+        return self.answered
 
     def _once_shown(self, then: Callable[[], None]) -> None:
         async def once_shown() -> None:
@@ -247,6 +248,7 @@ class ReplyTurn:
         writer.start(mounted)
         try:
             finished = await turn.outcome()
+            self.answered = finished
             await writer.finish(shown(finished.text))
         except Exception as error:  # the engine promises Finished; never let the app die
             if turn.state.finished is not None:  # the request ended; showing it failed
