@@ -20,6 +20,7 @@ from tui.commands._common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     EXIT_USAGE,
+    OneJsonObject,
     error,
     warning,
 )
@@ -502,7 +503,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         if args.command == "ask":
             from tui.commands import ask
 
-            return ask.fail(str(problem), bool(args.json), kind="config")
+            return ask.fail(str(problem), ask.json_report(args), kind="config")
         return _fail(str(problem), EXIT_USAGE)
     for found in config.warnings:
         warning(found)
@@ -529,16 +530,15 @@ def _parse(argv: list[str]) -> argparse.Namespace:
 
 
 def _main(argv: list[str]) -> int:
+    from tui.commands._common import OneJsonObject
     from tui.commands.usage_errors import UsageProblem
 
-    ask = sys.modules.get("tui.commands.ask")
-    if ask is not None:  # a second main() in one process (tests) starts afresh
-        setattr(ask, "json_printed", False)  # noqa: B010 (the module is only known at run time)
-    as_json = wants_ask_json(argv)
+    report = OneJsonObject(wants_ask_json(argv))
     try:
         args = _parse(argv)
     except UsageProblem as problem:
-        return _fail_any(as_json, "usage", str(problem), EXIT_USAGE)
+        return _fail_any(report, "usage", str(problem), EXIT_USAGE)
+    args.json_report = report  # the command prints the one object, or says it did not
     try:
         return _dispatch(args)
     except KeyboardInterrupt:
@@ -550,12 +550,12 @@ def _main(argv: list[str]) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
     except RecursionError:
-        return _fail_any(as_json, "usage", "the input is nested too deeply to be read", EXIT_USAGE)
+        return _fail_any(report, "usage", "the input is nested too deeply to be read", EXIT_USAGE)
     except Exception as problem:  # the last line of defence: one line, never a traceback
         if os.environ.get("FIRSTTOKEN_DEBUG"):
             raise
         return _fail_any(
-            as_json,
+            report,
             "unexpected",
             f"unexpected {type(problem).__name__}: {problem} "
             "(run with FIRSTTOKEN_DEBUG=1 for the traceback, and please report it)",
@@ -563,19 +563,14 @@ def _main(argv: list[str]) -> int:
         )
 
 
-def _fail_any(as_json: bool, kind: str, message: str, code: int) -> int:
+def _fail_any(report: OneJsonObject, kind: str, message: str, code: int) -> int:
     """The last line of defence's report; `ask --json` still gets its one object, unless the
     command already printed it."""
-    if as_json and not _json_printed():
-        from tui.commands import ask
+    if report.wanted and not report.printed:
+        from tui.commands.ask_output import error_payload
 
-        return ask.fail(message, True, kind=kind, code=code)
+        report.print(error_payload(kind, message))
     return _fail(message, code)
-
-
-def _json_printed() -> bool:
-    ask = sys.modules.get("tui.commands.ask")
-    return bool(ask is not None and getattr(ask, "json_printed", False))
 
 
 if __name__ == "__main__":

@@ -127,3 +127,23 @@ def _json_type(value: object) -> str:
 def _shown(value: object) -> str:
     shown = json.dumps(value, ensure_ascii=True)
     return shown if len(shown) <= 40 else shown[:39] + "…"
+
+
+class OneJsonObject:
+    """`--json`'s promise: exactly one object on stdout, whatever failed. Made once per run
+    (tui/cli.py) and handed to the command, so the last line of defence knows whether the
+    command printed it already."""
+
+    def __init__(self, wanted: bool) -> None:
+        self.wanted = wanted
+        self.printed = False
+
+    def print(self, payload: dict[str, Any]) -> None:
+        """The object, unless one is out already (or --json was not asked for)."""
+        if not self.wanted or self.printed:
+            return
+        from tui.engine.text.inert import json_text
+
+        self.printed = True
+        sys.stdout.write(json_text(payload) + "\n")
+        sys.stdout.flush()

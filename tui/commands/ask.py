@@ -28,6 +28,7 @@ from tui.commands._common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
+    OneJsonObject,
     UsageError,
     error,
     load_messages,
@@ -35,7 +36,6 @@ from tui.commands._common import (
 )
 from tui.commands.ask_output import error_payload, json_payload, summary_line
 from tui.engine.metrics.buffering import buffered_message
-from tui.engine.text.inert import json_text
 from tui.session.turn import QuietSink
 
 if TYPE_CHECKING:
@@ -48,7 +48,6 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-json_printed = False  # the one --json object is out (main() must not print a second one)
 
 # Signals that stop a reply the way Ctrl-C does: the partial reply and its record are kept.
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -291,20 +290,23 @@ def _open_store(config: Config, stack: contextlib.ExitStack) -> Any:
     return store
 
 
-def fail(message: str, as_json: bool, kind: str = "usage", code: int = EXIT_USAGE) -> int:
+def fail(message: str, report: OneJsonObject, kind: str = "usage", code: int = EXIT_USAGE) -> int:
     """A failure before any request: the one line on stderr, and with --json the one object
     on stdout too."""
-    global json_printed
-    if as_json and not json_printed:
-        json_printed = True
-        sys.stdout.write(json_text(error_payload(kind, message)) + "\n")
-        sys.stdout.flush()
+    report.print(error_payload(kind, message))
     error(message)
     return code
 
 
+def json_report(args: argparse.Namespace) -> OneJsonObject:
+    """The run's one-object promise (tui/cli.py hands it over), or a new one."""
+    report = getattr(args, "json_report", None)
+    if isinstance(report, OneJsonObject):
+        return report
+    return OneJsonObject(bool(getattr(args, "json", False)))
+
+
 def run(args: argparse.Namespace, config: Config) -> int:
-    global json_printed
     from tui.engine.metrics.record import RequestStatus
     from tui.engine.store.database import ASK_CHAT
     from tui.engine.tokens.counter import get_counter  # no vocabulary yet: it loads on first count
@@ -315,11 +317,12 @@ def run(args: argparse.Namespace, config: Config) -> int:
     from tui.wiring import open_endpoint
 
     as_json = bool(getattr(args, "json", False))
+    report = json_report(args)
     raw = bool(getattr(args, "raw", False))
     try:
         messages = conversation(args, sys.stdin)
     except UsageError as problem:
-        return fail(str(problem), as_json)
+        return fail(str(problem), report)
     state = ChatState.from_config(config, messages)
     budget = getattr(args, "budget", None)
     if budget is not None:
@@ -338,7 +341,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
             f"--max-tokens {max_tokens:,} exceeds the output reserve ({config.reserve_for_output:,}"
             f", {config.origin('reserve_for_output')}): the budget plus the reply must fit the "
             "context window; ask for less or raise reserveForOutput",
-            as_json,
+            report,
         )
     state.max_tokens = max_tokens
 
@@ -348,7 +351,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
         # takes ~0.5 s to load. It then loads once the reply is in, off the stream's path.
         request = state.build_request(counter, count_later=True)
     except ValueError as problem:  # e.g. an invalid trim policy
-        return fail(str(problem), as_json)
+        return fail(str(problem), report)
 
     stopped = _Stopped()
     with contextlib.ExitStack() as stack:
@@ -358,10 +361,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
         history.past_changed(create=True)  # the chat and its messages, before anything is sent
         client = open_client(stack, config, counter)
         if client is None:  # its one line is out; --json still gets its object
-            if as_json and not json_printed:
-                json_printed = True
-                failed = error_payload("usage", "the embedded demo endpoint did not start")
-                sys.stdout.write(json_text(failed) + "\n")
+            report.print(error_payload("usage", "the embedded demo endpoint did not start"))
             return EXIT_USAGE
         engine = EngineLink(lambda: open_endpoint(config), [config.model])
         engine.client, engine.counter, engine.connected = client, counter, True
@@ -385,11 +385,11 @@ def run(args: argparse.Namespace, config: Config) -> int:
     record = finished.record
     try:
         if as_json:
-            json_printed = True
-            payload = json_payload(
-                record, finished.text, chat_id=state.chat_id, reasoning=finished.reasoning
+            report.print(
+                json_payload(
+                    record, finished.text, chat_id=state.chat_id, reasoning=finished.reasoning
+                )
             )
-            sys.stdout.write(json_text(payload) + "\n")
         elif finished.text and not finished.text.endswith("\n"):
             sys.stdout.write("\n")
         sys.stdout.flush()
