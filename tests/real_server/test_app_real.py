@@ -66,3 +66,33 @@ async def test_f6_sample_with_tool_calls_streams_a_reply_and_the_panel_shows_its
         ms = record.ttft_ms
         shown = app.query_one("#ttft", Digits).value
         assert shown in {f"{ms:.0f}", f"{ms / 1000:.2f}", f"{ms / 1000:.1f}"}
+
+
+async def test_the_sample_count_is_an_estimate_here(llama_server: RealServer) -> None:
+    """This server counts texts, not the templated prompt (its `gemma` format drops the
+    sample's system prompt and tool results): the gauge must say ≈ however many messages its
+    tokenizer counted."""
+    config = real_config(llama_server.base_url, max_tokens=8, token_budget=SAMPLE_BUDGET)
+    app = firsttoken_app(config, Endpoint(llama_server.base_url, None))
+    async with app.run_test(size=(130, 40)) as pilot:
+        await _wait_for(
+            pilot,
+            lambda: app.chat.engine.connected and app.chat_screen.preview is not None,
+            "warm-up",
+        )
+        await pilot.press(*"hello, in one word", "enter")  # a reply: the tokenizer is probed
+        await _wait_for(
+            pilot, lambda: app.chat_screen.last_record is not None and not app.chat_screen.busy,
+            "the reply",
+        )  # fmt: skip
+        await pilot.press("f6")
+        await _wait_for(pilot, lambda: len(app.chat.state.messages) > 10, "the sample")
+        counts = app.chat.counts
+        await _wait_for(
+            pilot,
+            lambda: counts._counts is not None and counts._counts.known(app.chat.state.messages),
+            "the server's counts of the sample",
+        )
+        await pilot.pause(0.3)
+        preview = app.chat_screen.preview
+        assert preview is not None and preview.exact is False

@@ -63,3 +63,25 @@ def test_ttfts_parts_add_up_to_the_measured_ttft(llama_server: RealServer, tmp_p
     assert abs(sum(part["ms"] for part in parts) - payload["ttft_ms"]) < 0.01, payload["anatomy"]
     names = [part["name"] for part in parts]
     assert "request" in names and names[-1].startswith(("network", "server"))
+
+
+def test_a_count_the_servers_usage_contradicts_is_never_shown_as_exact(
+    llama_server: RealServer, tmp_path: Path
+) -> None:
+    """The whole F6 sample: this server's `gemma` format leaves its system prompt and tool
+    results out of the model's prompt, so its tokenizer's count of the texts is far over what
+    the model read. Usage wins, and the gap is said: in --json and on the summary line."""
+    (tmp_path / "chat.json").write_text(json.dumps(bloated_sample()))
+    _ask(llama_server, tmp_path, "--no-trim")  # finds the server's tokenizer after the reply
+    payload = _ask(llama_server, tmp_path, "--no-trim", "--no-stream")
+    counted = payload["prompt_tokens"]
+    assert counted["source"] == "server_text" and counted["usage"] is not None, counted
+    assert counted["server"] > counted["usage"] * 1.2, counted  # far over: not the same prompt
+    assert counted["agrees"] is False, counted
+    done = firsttoken(
+        "ask", "--base-url", llama_server.base_url, *config_files(tmp_path, max_tokens=8),
+        "--messages", str(tmp_path / "chat.json"), "--no-trim", "--no-stream", QUESTION,
+    )  # fmt: skip
+    summary = done.stderr.strip().splitlines()[-1]
+    assert f"prompt {counted['usage']:,} tokens" in summary, summary  # usage wins
+    assert "its tokenizer counted ≈" in summary, summary

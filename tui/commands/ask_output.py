@@ -9,6 +9,7 @@ from tui.engine.metrics.anatomy import REMAINDER, ttft_anatomy
 from tui.engine.metrics.record import RequestRecord, RequestStatus, TtftLevel
 from tui.engine.text.inert import inert_line
 from tui.engine.text.redact import redact_text
+from tui.engine.tokens.server_counts import SERVER, usage_agrees
 
 _COLORS = {TtftLevel.OK: "32", TtftLevel.WARN: "33", TtftLevel.ERROR: "31"}
 # How each body adjustment (tui/engine/chat/dialects.py) reads in the summary line.
@@ -45,13 +46,19 @@ def _prompt(record: RequestRecord) -> str | None:
     prompt, exact), with its cached part; else the local estimate (≈)."""
     server = record.server or {}
     cached = server.get("cached_tokens")
-    exact = record.prompt_tokens_usage
-    if exact is None:
-        exact = server.get("prompt_tokens") or record.prompt_tokens_server
+    counted = record.prompt_tokens_server
+    exact = record.prompt_tokens_usage or server.get("prompt_tokens")
+    if exact is None and counted is not None and record.prompt_tokens_source == SERVER:
+        exact = counted  # the server's count of the templated prompt
     if exact is not None:
+        text = f"prompt {exact:,} tokens ({SERVER_COUNT})"
         if isinstance(cached, int) and cached > 0:
-            return f"cached {cached:,} of {exact:,} prompt tokens ({SERVER_COUNT})"
-        return f"prompt {exact:,} tokens ({SERVER_COUNT})"
+            text = f"cached {cached:,} of {exact:,} prompt tokens ({SERVER_COUNT})"
+        if counted is not None and usage_agrees(counted, exact) is False:
+            text += f"; its tokenizer counted ≈{counted:,}"  # usage wins, the gap is said
+        return text
+    if counted is not None:  # the texts the server's, the template's tokens the local recipe's
+        return f"prompt ≈{counted:,} tokens (the server's tokenizer, the local template)"
     if record.prompt_tokens_estimated is not None:
         return f"prompt ≈{record.prompt_tokens_estimated:,} tokens ({LOCAL_COUNT})"
     return None
@@ -139,7 +146,15 @@ def json_payload(
         or record.prompt_tokens_usage is not None
         or record.prompt_tokens_server is not None
     ):
+        counted = (
+            record.prompt_tokens_server
+            if record.prompt_tokens_server is not None
+            else record.prompt_tokens_estimated
+        )
         prompt_tokens = {
+            # Whether the server's usage matched firsttoken's own count of the prompt (the
+            # server tokenizer's, else the local estimate); null when either is missing.
+            "agrees": usage_agrees(counted, record.prompt_tokens_usage),
             "estimated": record.prompt_tokens_estimated,
             "exact_encoding": record.prompt_tokens_exact,
             "usage": record.prompt_tokens_usage,

@@ -87,6 +87,7 @@ class Chat:
         """After the reply: the server's count of the prompt that was sent (`server_count`,
         when it has a tokenizer and the request was answered), and the local count of a
         request sent uncounted."""
+        self.counts.learn_usage(turn.request, finished)
         if server_count and not turn.cancel_event.is_set():
             await self.counts.count_sent_prompt(finished, turn.request.messages)
         if turn.request.prompt_tokens_counted is None and turn.request.trim is None:

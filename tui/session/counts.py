@@ -20,7 +20,14 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from tui.engine.tokens.server_counts import NONE, ServerCounts, ServerTokenizer, might_exceed
+from tui.engine.tokens.server_counts import (
+    NONE,
+    SERVER_TEXT,
+    ServerCounts,
+    ServerTokenizer,
+    might_exceed,
+    server_calibration,
+)
 from tui.session.network import run_on
 
 if TYPE_CHECKING:
@@ -63,9 +70,9 @@ class ExactCounts:
         if tokenizer is None or tokenizer.model != model or self._counts is None:
             tokenizer = ServerTokenizer(client.post_json, client.base_url, model)
             self._tokenizer = tokenizer
-            self._counts = ServerCounts(local)
+            self._counts = ServerCounts(local, server_calibration(client.base_url, model))
         elif self._counts.local is not local:
-            self._counts = ServerCounts(local)
+            self._counts = ServerCounts(local, self._counts.calibration)
         known = tokenizer.known
         if known is not None and known.api != NONE:
             self.engine.counter = self._counts
@@ -81,8 +88,26 @@ class ExactCounts:
         if counts is None or self.engine.counter is not counts:
             return state.preview(draft, local)
         preview = state.preview(draft, counts)
-        exact = counts.known(candidate_messages(state, draft))
-        return dataclasses.replace(preview, exact=exact)
+        # Exact only as the server's count of the templated prompt, never contradicted by its
+        # usage since: otherwise an estimate (≈), corrected by what usage said.
+        exact = counts.known(candidate_messages(state, draft)) and counts.exact
+        return dataclasses.replace(
+            preview,
+            exact=exact,
+            tokens_before=counts.calibrated(preview.tokens_before),
+            tokens_after=counts.calibrated(preview.tokens_after),
+        )
+
+    def learn_usage(self, request: ChatRequest, finished: Finished) -> None:
+        """The server's usage of a request counted with its own tokenizer: learnt, so the
+        next count of this endpoint and model follows it (the local estimate learns in the
+        engine, tokens/counter.py)."""
+        counts, usage = self._counts, finished.record.prompt_tokens_usage
+        counted = request.prompt_tokens_counted
+        if counts is None or usage is None or counted is None:
+            return
+        if request.prompt_tokens_source == SERVER_TEXT:
+            counts.record_usage(counted, usage)
 
     def wanted(self, messages: Sequence[Mapping[str, Any]], may_probe: bool) -> bool:
         """Whether asking the server could make the count of `messages` exact. An endpoint +
@@ -155,3 +180,6 @@ class ExactCounts:
             return
         if counted is not None:
             record.prompt_tokens_server, record.prompt_tokens_source = counted
+            counts, usage = self._counts, record.prompt_tokens_usage
+            if counts is not None and usage is not None and counted[1] == SERVER_TEXT:
+                counts.record_usage(counted[0], usage)  # its template's tokens were guessed

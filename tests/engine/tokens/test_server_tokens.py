@@ -30,6 +30,7 @@ from tui.engine.tokens.server_counts import (
     ServerCounts,
     ServerTokenizer,
     might_exceed,
+    usage_agrees,
 )
 from tui.engine.tokens.trim import TrimPolicy, trim
 
@@ -214,3 +215,42 @@ async def test_a_non_streamed_usage_calibrates_and_the_ratio_is_kept_across_runs
     later = TokenCounter(model, persist=True)
     assert later.calibration_samples == 1 and later.ratio == pytest.approx(counter.ratio)
     assert CalibrationFile().load("another-model") is None
+
+
+async def test_a_total_is_exact_only_as_the_servers_templated_count_and_until_usage_disagrees() -> (
+    None
+):
+    """llama.cpp templates the prompt it counts: its totals are exact. llama-cpp-python counts
+    texts, the template's tokens are the local recipe's: an estimate, however exact its parts.
+    And once the server's usage contradicts a count, usage wins: the counts are estimates again,
+    corrected by what usage said, for that endpoint and model."""
+    local = TokenCounter("some-open-model", persist=False)
+    exact: dict[str, bool] = {}
+    for server in ("llamacpp", "llama-cpp-python"):
+        async with playing(server) as demo:
+            client = make_client(demo.base_url)
+            try:
+                tokenizer = ServerTokenizer(client.post_json, demo.base_url, "m")
+                counts = ServerCounts(local)
+                assert await tokenizer.learn(counts, CHAT)
+            finally:
+                await client.aclose()
+        exact[server] = counts.exact
+        assert counts.known(CHAT)
+    assert exact == {"llamacpp": True, "llama-cpp-python": False}
+
+    templated = ServerCounts(local)
+    templated.learn(CHAT, [10, 20, 30, 40], 3)
+    templated.templated = True
+    total = templated.count_messages(CHAT)
+    templated.record_usage(total, total + 1)  # within a token or two: agrees
+    assert templated.exact and templated.calibrated(total) == total
+    templated.record_usage(total, total // 2)  # the template dropped half of it
+    assert not templated.exact and templated.disagreed
+    assert templated.calibrated(total) < total
+
+
+def test_usage_agrees_within_a_couple_of_tokens_or_one_percent() -> None:
+    assert usage_agrees(100, 102) and usage_agrees(10_000, 10_090)
+    assert usage_agrees(8_898, 5_389) is False and usage_agrees(100, 104) is False
+    assert usage_agrees(None, 5) is None and usage_agrees(5, None) is None

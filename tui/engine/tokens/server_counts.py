@@ -38,6 +38,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from tui.engine.tokens.calibration import Calibration, CalibrationFile
 from tui.engine.tokens.counter import (
     REPLY_PRIMING,
     TOKENS_PER_MESSAGE,
@@ -55,6 +56,10 @@ APIS = (LLAMACPP, VLLM, LLAMA_CPP_PYTHON)
 SERVER = "server"  # the server counted the templated prompt: exact
 SERVER_TEXT = "server_text"  # the server counted the texts; the template's tokens are local
 ESTIMATE = "estimate"  # the local count
+# The servers that count the templated prompt itself: their totals are exact.
+TEMPLATED = (LLAMACPP, VLLM)
+# Usage within 1 % of a count (or a token or two of a short prompt) agrees with it.
+AGREEMENT = 0.01
 
 # Requests at once while counting many messages (a local server has a few HTTP threads).
 CONCURRENCY = 4
@@ -344,6 +349,7 @@ class ServerTokenizer:
             return False
         found = self._found
         counts.learn(messages, counted, found.priming if found else REPLY_PRIMING)
+        counts.templated = found is not None and found.api in TEMPLATED
         return True
 
 
@@ -379,10 +385,18 @@ class ServerCounts:
     `calibrated`, `exact`), so `trim` and `build_request` take it in its place; messages it
     knows cost no local counting (no vocabulary is loaded when every message is known)."""
 
-    def __init__(self, local: TokenCounter) -> None:
+    def __init__(self, local: TokenCounter, calibration: Calibration | None = None) -> None:
         self.local = local
         self.reply_priming = REPLY_PRIMING
         self._exact: dict[MessageKey, int] = {}
+        # The server templates the prompt it counts (llama.cpp, vLLM), or counts texts only
+        # and the template's tokens are the local recipe's (llama-cpp-python): then a total
+        # is an estimate, however exact its parts.
+        self.templated = False
+        # How the server's own `usage` compared with these counts, per endpoint and model:
+        # a template that drops a message (llama-cpp-python's gemma format drops the system
+        # prompt) makes every count high, and usage wins.
+        self.calibration = calibration if calibration is not None else Calibration()
 
     def learn(
         self, messages: Sequence[Mapping[str, Any]], counts: Sequence[int], priming: int
@@ -392,6 +406,12 @@ class ServerCounts:
         for message, count in zip(messages, counts, strict=True):
             self._exact[message_key(message)] = count
         self.reply_priming = priming
+
+    @property
+    def disagreed(self) -> bool:
+        """The server's usage has not matched these counts (within AGREEMENT)."""
+        calibration = self.calibration
+        return calibration.samples > 0 and abs(calibration.ratio - 1.0) > AGREEMENT
 
     def known(self, messages: Sequence[Mapping[str, Any]]) -> bool:
         """Whether every message's count is the server's."""
@@ -411,8 +431,9 @@ class ServerCounts:
         return sum(self.count_each(messages)) + self.reply_priming
 
     def calibrated(self, n: int) -> int:
-        """Already calibrated where estimated (count_each); the server's counts need none."""
-        return n
+        """The count corrected by what the server's usage said of earlier ones (unchanged
+        while they agreed)."""
+        return self.calibration.apply(n) if self.disagreed else n
 
     def prompt_source(self, messages: Sequence[Mapping[str, Any]]) -> str:
         """SERVER_TEXT when the server counted every message, else ESTIMATE."""
@@ -420,11 +441,28 @@ class ServerCounts:
 
     @property
     def exact(self) -> bool:
-        """Whether the counts are the server's (for the messages it was taught)."""
-        return bool(self._exact)
+        """Whether a total is the server's count of the templated prompt (for the messages
+        it was taught): its template's, and never contradicted by its usage since."""
+        return bool(self._exact) and self.templated and not self.disagreed
 
     def count_text(self, text: str) -> int:
         return self.local.count_text(text)
 
-    def record_usage(self, estimated: int, actual: int) -> None:
-        """Calibration is the local estimate's: the server's own counts teach it nothing."""
+    def record_usage(self, counted: int, actual: int) -> None:
+        """The server's `usage.prompt_tokens` for a prompt these counts put at `counted`:
+        learnt for this endpoint and model, so the next total follows usage."""
+        self.calibration.record(counted, actual)
+
+
+def server_calibration(base_url: str, model: str) -> Calibration:
+    """How the server's usage compared with its own counts, per endpoint and model, kept
+    across runs beside the local estimate's (keyed by a hash: no URL is written)."""
+    return Calibration(f"server {ProbeMemory.key(base_url, model)}", CalibrationFile())
+
+
+def usage_agrees(counted: int | None, usage: int | None) -> bool | None:
+    """Whether the server's usage matched the count firsttoken had for a prompt (None: one
+    of them is missing). A couple of tokens either way agree on any prompt."""
+    if counted is None or usage is None:
+        return None
+    return abs(usage - counted) <= max(2, AGREEMENT * usage)
