@@ -27,6 +27,21 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
         "tui.config", "tui.commands", "tui.app", "tui.demo", "tui.wiring", "tui.cli",
         "tui.sample_conversation", "tui.session", "textual",
     ),
+    # The engine's rooms, each below the next: text and http know no other room; metrics,
+    # tokens and the store know no client; the chat client sits on all of them.
+    "tui.engine.text": ("tui.",),
+    "tui.engine.http": ("tui.engine.chat", "tui.engine.tokens", "tui.engine.metrics",
+                        "tui.engine.store", "tui.engine.bench", "tui.engine.race"),
+    "tui.engine.metrics": ("tui.engine.chat", "tui.engine.tokens", "tui.engine.store",
+                           "tui.engine.http", "tui.engine.bench", "tui.engine.race"),
+    "tui.engine.tokens": ("tui.engine.chat", "tui.engine.store", "tui.engine.http",
+                          "tui.engine.bench", "tui.engine.race"),
+    "tui.engine.store": ("tui.engine.chat", "tui.engine.tokens", "tui.engine.http",
+                         "tui.engine.bench", "tui.engine.race"),
+    # The app's rooms: the render seam knows no widget of the app's; the panel no chat pane.
+    "tui.app.render": ("tui.app.chat", "tui.app.panel", "tui.app.race", "tui.app.screens",
+                       "tui.session"),
+    "tui.app.panel": ("tui.app.chat", "tui.app.race", "tui.app.screens"),
     # The turn every surface shares: the engine and the config below it, no surface above.
     "tui.session": ("tui.app", "tui.commands", "tui.demo", "tui.cli", "textual"),
     "tui.demo": ("tui.config", "tui.commands", "tui.app", "tui.wiring", "tui.cli", "textual"),

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from tui.engine.metrics.draft_record import draft_record as engine_draft_record
+from tui.engine.chat.draft_record import draft_record as engine_draft_record
 from tui.engine.metrics.record import RequestRecord
 
 if TYPE_CHECKING:

@@ -22,7 +22,7 @@ from tui.app.chat.reply_turn import reply_status
 from tui.app.untrusted import INCOMPLETE_MARK, saved_reply_notes
 from tui.config import ConfigFlags, load_config
 from tui.demo import DemoThread
-from tui.engine.metrics.draft_record import INTERRUPTED
+from tui.engine.chat.draft_record import INTERRUPTED
 from tui.engine.metrics.record import RequestRecord, RequestStatus
 from tui.engine.store.database import Store
 from tui.session.chat_state import ChatState

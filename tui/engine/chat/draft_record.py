@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from tui.engine.metrics.record import RequestRecord, RequestStatus
 
 if TYPE_CHECKING:
-    from tui.engine.chat.request_builder import ChatRequest
+    from tui.engine.chat.request import ChatRequest
 
 INTERRUPTED = "interrupted"  # the error kind of a reply whose process stopped before it ended
 
