@@ -129,7 +129,9 @@ async def test_a_finished_reply_counts_its_pauses_and_its_longest_gap(demo: Demo
         await wait_ready(pilot)
         record = await send_and_wait(pilot, "hello, reply 20 tokens")
         assert record.status.value == "ok" and record.pauses == 1
-        assert record.longest_gap_ms is not None and record.longest_gap_ms >= 800
+        # Over the pause limit, as counting it a pause says; how far over is the machine's to
+        # say (a late first receipt shortens the gap the client saw).
+        assert record.longest_gap_ms is not None and record.longest_gap_ms > 300
         timings = text(app, "#timings")
         assert "1 pause, the reply went on" in timings
         assert f"gap    {format_ms(record.longest_gap_ms)}" in timings
