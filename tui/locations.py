@@ -72,6 +72,16 @@ def user_themes_dir() -> Path:
     return config_dir() / "themes"
 
 
+def preferences_path() -> Path:
+    """The app's remembered choices: theme, side panel, each endpoint's model."""
+    return state_dir() / "preferences.json"
+
+
+def prompt_history_path() -> Path:
+    """The prompts sent in the app, recalled with the up arrow."""
+    return state_dir() / "prompt_history.jsonl"
+
+
 PRIVATE_UMASK = 0o077
 
 

@@ -16,6 +16,7 @@ from helpers.app_pilot import (
     fixed_live,
     fixed_record,
     make_app,
+    pick_theme,
     replies,
     send,
     send_and_wait,
@@ -173,6 +174,21 @@ def test_light_theme(snap_compare, paced_demo: DemoThread):
         app.theme = "firsttoken-light"
         await wait_ready(pilot)
         await send_and_wait(pilot, "Show me some code, reply 80 tokens")
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("theme", ["ansi-light", "ansi-dark"])
+def test_ansi_theme_picked_with_f4(snap_compare, paced_demo: DemoThread, theme: str):
+    # Textual's ANSI themes name colours ("ansi_magenta") that Rich styles cannot take.
+    app = snapshot_app(paced_demo.base_url)
+
+    async def run_before(pilot):
+        await wait_ready(pilot)
+        await send_and_wait(pilot, "Show me some code, reply 80 tokens")
+        await pick_theme(pilot, theme)
         await settle(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -174,6 +174,20 @@ def test_report_without_key_names_the_demo_and_lists_misses(
     )
 
 
+def test_report_names_the_files_the_app_keeps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A remembered choice the app cannot use is undone by deleting or editing this file.
+    from tui.app.preferences import Preferences
+
+    monkeypatch.chdir(tmp_path)
+    assert run() == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert f"  preferences      {Preferences.default_path()}" in lines
+    assert Preferences.default_path().parent == locations.state_dir()
+    assert f"  chat history     {locations.history_db_path()}" in lines
+
+
 def test_report_config_error_is_one_line_exit_2(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -133,6 +133,19 @@ async def send_sample_and_wait(pilot: Pilot[Any], what: str = "the sample's repl
     )
 
 
+async def pick_theme(pilot: Pilot[Any], name: str) -> None:
+    """F4, the theme's name typed into the palette, Enter: as a user picks one."""
+    app = pilot.app
+    assert isinstance(app, FirstTokenApp)
+    await pilot.press("f4")
+    await wait_for(pilot, lambda: app.screen is not app.chat_screen, what="the theme palette")
+    await pilot.press(*name)
+    await pilot.pause(0.1)
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: app.theme == name, what=f"the theme {name}")
+    await wait_for(pilot, lambda: app.screen is app.chat_screen, what="the palette closed")
+
+
 def describe(app: FirstTokenApp) -> str:
     """What a timed-out wait needs to say: where the request got stuck."""
     turn = app.chat_screen.turn

@@ -113,7 +113,7 @@ class FirstTokenApp(App[None]):
         if self._history_problem:
             self._history_unsaved(self._history_problem)
         for error in self._theme_errors:
-            self.notify(error, title="theme file skipped", severity="warning", timeout=8)
+            self.notify(error, title="theme", severity="warning", timeout=8)
         for warning in self.config.warnings:
             self.notify(warning, title="config", severity="warning", timeout=10)
         self._show_render_notices()
@@ -207,19 +207,50 @@ class FirstTokenApp(App[None]):
 
     def _load_themes(self) -> list[str]:
         """Register the theme files and choose the remembered theme, before the app runs: set
-        later (on mount) it restyles every widget once more before the first frame."""
+        later (on mount) it restyles every widget once more before the first frame. A
+        remembered theme that cannot be used gives way to the default, with a notice (in the
+        returned errors), and is forgotten."""
         from tui.app.themes import DEFAULT_THEME, register_themes
 
         result = register_themes(self)
-        wanted = self.preferences.theme or DEFAULT_THEME
+        wanted = self.preferences.theme
+        problem = self._theme_problem(wanted) if wanted is not None else None
+        if problem is not None:
+            result.errors.append(
+                f"theme {wanted!r} {problem}: using {DEFAULT_THEME} (f4 picks another)"
+            )
+            self.preferences.theme = None
+            self.preferences.save()
+        if wanted is None or problem is not None:
+            wanted = DEFAULT_THEME
         if wanted in self.available_themes:
             self.theme = wanted
         return result.errors
 
+    def _theme_problem(self, name: str) -> str | None:
+        from tui.app.theme_colors import theme_problem
+
+        theme = self.get_theme(name)
+        if theme is None:
+            return "is not available (its theme file is missing or broken)"
+        return theme_problem(theme)
+
     def _remember_theme(self, _theme: object) -> None:
-        if self.preferences.theme != self.theme:
-            self.preferences.theme = self.theme
-            self.preferences.save()
+        # Once a frame has been drawn with it: a theme that cannot be drawn is never kept.
+        self.call_after_refresh(self._keep_theme, self.theme)
+
+    def _keep_theme(self, name: str) -> None:
+        from tui.app.themes import DEFAULT_THEME
+
+        if name != self.theme or self.preferences.theme == name:
+            return  # another theme came since, or nothing changed
+        problem = self._theme_problem(name)
+        if problem is not None and name != DEFAULT_THEME:
+            self.notify(f"theme {name!r} {problem}: using {DEFAULT_THEME}", severity="warning")
+            self.theme = DEFAULT_THEME
+            return
+        self.preferences.theme = name
+        self.preferences.save()
 
     # -- the app's own keys and the command palette: every binding, by its id ---------------
 

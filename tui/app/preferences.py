@@ -15,8 +15,6 @@ from typing import Any
 
 from tui import locations
 
-PREFERENCES_FILE = "preferences.json"
-PROMPT_HISTORY_FILE = "prompt_history.jsonl"
 PROMPT_HISTORY_LIMIT = 500
 
 
@@ -42,7 +40,7 @@ class Preferences:
 
     @staticmethod
     def default_path() -> Path:
-        return locations.state_dir() / PREFERENCES_FILE
+        return locations.preferences_path()
 
     @classmethod
     def in_memory(cls) -> Preferences:
@@ -98,7 +96,7 @@ class PromptHistory:
     """
 
     def __init__(self, path: Path | None = None, limit: int = PROMPT_HISTORY_LIMIT) -> None:
-        self.path = path or locations.state_dir() / PROMPT_HISTORY_FILE
+        self.path = path or locations.prompt_history_path()
         self.limit = limit
         self.entries: list[str] = self._read()
         self._unsaved = False

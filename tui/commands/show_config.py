@@ -66,10 +66,23 @@ def render(config: Config) -> str:
         lines.append(f"  {mark:<5}  {inert_line(path)}")
     if not config.searched:
         lines.append("  (none)")
+    lines += ["", "Files the app keeps between runs:"]
+    for what, kept in kept_files():
+        lines.append(f"  {what:<15}  {inert_line(str(kept))}")
     if config.warnings:
         lines += ["", "Warnings:"]
         lines += [f"  {shown(warning)}" for warning in config.warnings]
     return "\n".join(lines) + "\n"
+
+
+def kept_files() -> list[tuple[str, Path]]:
+    """What the app remembers between runs, and where."""
+    return [
+        ("preferences", locations.preferences_path()),
+        ("prompt history", locations.prompt_history_path()),
+        ("chat history", locations.history_db_path()),
+        ("your themes", locations.user_themes_dir()),
+    ]
 
 
 def _width(text: str) -> int:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from helpers.app_pilot import WidgetsInApp
 
 from tui.app.panel.ttft_history import BARS, TtftHistory, TtftSample, trim_gain
+from tui.app.theme_colors import rich_colour
 from tui.engine.metrics.record import Thresholds
 
 
@@ -52,7 +53,8 @@ async def test_bars_are_coloured_by_each_replys_own_verdict() -> None:
         history.add(sample(800))  # over it: missed, though under ttft_warn_ms
         spans = history.sparkline(34).spans
         theme = app.current_theme
-        assert [str(span.style) for span in spans[:2]] == [theme.success, theme.warning]
+        expected = [rich_colour(theme.success, "?"), rich_colour(theme.warning, "?")]
+        assert [str(span.style) for span in spans[:2]] == expected
 
 
 def test_cache_labels_say_cold_or_warm_with_the_share_cached() -> None:

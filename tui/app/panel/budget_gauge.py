@@ -13,6 +13,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from tui.app.render import keeps_height
+from tui.app.theme_colors import theme_colour
 
 
 @dataclass(frozen=True)
@@ -64,12 +65,15 @@ class BudgetGauge(Static):
         over = f.tokens_after > f.budget
         reserve = cells(f.reserve)
         free = max(0, width - kept - dropped - reserve)
-        theme = self.app.current_theme
+        error = theme_colour(self.app, "error", "red")
         bar = Text()
-        bar.append("█" * kept, style=theme.error if over else theme.primary)
-        bar.append("░" * dropped, style=theme.warning or "yellow")
+        bar.append("█" * kept, style=error if over else theme_colour(self.app, "primary", "blue"))
+        bar.append("░" * dropped, style=theme_colour(self.app, "warning", "yellow"))
         bar.append("·" * free, style="dim")
-        bar.append("▒" * max(0, width - kept - dropped - free), style=theme.secondary or "blue")
+        bar.append(
+            "▒" * max(0, width - kept - dropped - free),
+            style=theme_colour(self.app, "secondary", "blue"),
+        )
         approx = "" if f.exact else "≈"
         line = Text()
         if f.trimming and f.tokens_before != f.tokens_after:
@@ -79,7 +83,7 @@ class BudgetGauge(Static):
             line.append(f"{approx}{_fmt(f.tokens_after)}", style="bold")
         line.append(f" / {_fmt(f.budget)}", style="dim")
         if over:
-            line.append(" over!", style=f"bold {theme.error}")
+            line.append(" over!", style=f"bold {error}")
         reserved = f" +{_fmt(f.reserve)} out"
         # The word "budget" where the line has room for it: one line in the panel's width.
         if len(line) + len(" budget") + len(reserved) <= width:

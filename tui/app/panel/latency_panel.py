@@ -27,6 +27,7 @@ from tui.app.panel.live_figures import LiveFigures
 from tui.app.panel.ttft_history import TtftHistory, TtftSample, cached_tokens_of, format_ms
 from tui.app.panel.ttft_waterfall import TtftWaterfall, WaterfallFigures
 from tui.app.render import StoreSizeWithoutRelayout
+from tui.app.theme_colors import theme_colour
 from tui.engine.metrics.anatomy import ttft_anatomy
 from tui.engine.metrics.record import RequestRecord, Thresholds
 from tui.engine.metrics.request_classes import ClassChoice
@@ -251,11 +252,10 @@ class LatencyPanel(VerticalScroll):
         if name is None:
             return note
         note.append(f"{name} ≤ {format_ms(target_ms)} ", style="dim")
-        theme = self.app.current_theme
         if met is True:
-            note.append("✓ met", style=f"bold {theme.success}")
+            note.append("✓ met", style=f"bold {theme_colour(self.app, 'success', 'green')}")
         elif met is False:
-            note.append("✗ missed", style=f"bold {theme.error}")
+            note.append("✗ missed", style=f"bold {theme_colour(self.app, 'error', 'red')}")
         return note
 
     @_once_filled
@@ -281,12 +281,10 @@ class LatencyPanel(VerticalScroll):
         if live.tokens >= MIN_TOKENS_FOR_RATE and live.decode_s > 0 and live.ttft_ms:
             rate = f"{(live.tokens - 1) / live.decode_s:.0f} tok/s"
             tpot = f"{live.decode_s * 1000 / (live.tokens - 1):.1f} ms"
-        theme = self.app.current_theme
         pause = None
         if live.paused_ms is not None:
-            pause = Text(
-                f"‖ no token for {live.paused_ms / 1000:.1f} s…", style=f"bold {theme.warning}"
-            )
+            warning = theme_colour(self.app, "warning", "yellow")
+            pause = Text(f"‖ no token for {live.paused_ms / 1000:.1f} s…", style=f"bold {warning}")
         rows: list[Row] = [
             ("TTFB", format_ms(live.ttfb_ms), "total", format_ms(live.elapsed_ms) + " …"),
             ("TPOT", tpot, "", rate),
@@ -326,7 +324,7 @@ class LatencyPanel(VerticalScroll):
     def _record_notes(self, record: RequestRecord) -> Text:
         """The lines only some replies have: cached and reasoning tokens, pauses, retries,
         buffering."""
-        theme = self.app.current_theme
+        warning = theme_colour(self.app, "warning", "yellow")
         lines: list[Text | None] = []
         cached = cached_tokens_of(record)
         if cached is not None:
@@ -338,11 +336,11 @@ class LatencyPanel(VerticalScroll):
             lines.append(Text.assemble(("thinking ", "dim"), f"{record.reasoning_tokens:,} tok"))
         if record.pauses:
             pauses = f"‖ {record.pauses} pause{'s' * (record.pauses != 1)}, the reply went on"
-            lines.append(Text(pauses, style=theme.warning or "yellow"))
+            lines.append(Text(pauses, style=warning))
         if record.retries:
             lines.append(Text.assemble(("retries ", "dim"), str(record.retries)))
         if record.buffered:
-            lines.append(Text(BUFFERED_NOTE, style=f"bold {theme.warning}"))
+            lines.append(Text(BUFFERED_NOTE, style=f"bold {warning}"))
             lines.append(Text(BUFFERED_FIX, style="dim"))
         return _lines(*lines)
 
@@ -376,7 +374,7 @@ class LatencyPanel(VerticalScroll):
         self._set("prompt-tokens", text)
         note = Text()
         if dropped_messages:
-            warn = self.app.current_theme.warning or "yellow"
+            warn = theme_colour(self.app, "warning", "yellow")
             note.append(f"✂ {dropped_messages} message{'s' * (dropped_messages != 1)}", style=warn)
             note.append(f", {dropped_tokens:,} tokens dropped", style=warn)
         elif trimming:
@@ -389,10 +387,10 @@ class LatencyPanel(VerticalScroll):
     def show_switches(
         self, *, trimming: bool, streaming: bool, strategy: str, budget: int, reserve: int
     ) -> None:
-        theme = self.app.current_theme
+        success = theme_colour(self.app, "success", "green")
 
         def switch(on: bool) -> tuple[str, str]:
-            return ("● on " if on else "○ off", f"bold {theme.success}" if on else "dim")
+            return ("● on " if on else "○ off", f"bold {success}" if on else "dim")
 
         # The strategy beside the title, the budget in the gauge: the switches take one line.
         title = Text.assemble(("switches", "bold"), (f"  trimming by {strategy}", "dim"))
@@ -408,7 +406,7 @@ class LatencyPanel(VerticalScroll):
 
     @_once_filled
     def show_endpoint(self, model: str, host: str, simulated: bool) -> None:
-        accent = f"italic {self.app.current_theme.accent}"
+        accent = f"italic {theme_colour(self.app, 'accent', 'magenta')}"
         text = Text()
         text.append("model ", style="dim")
         text.append(f"{model}\n", style="bold")

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.widgets import Static
 
+from tui.app.theme_colors import theme_colour
 from tui.engine.metrics.record import RequestRecord, RequestStatus, Thresholds, TtftLevel
 
 HISTORY_LENGTH = 30
@@ -109,13 +110,12 @@ class TtftHistory(Static):
             self.update(self.render_history(self.content_size.width or 34))
 
     def _style(self, sample: TtftSample) -> str:
-        theme = self.app.current_theme
         level = self.thresholds.for_target(sample.ttft_target_ms).level(sample.ttft_ms)
         if level == TtftLevel.OK:
-            return theme.success or "green"
+            return theme_colour(self.app, "success", "green")
         if level == TtftLevel.WARN:
-            return theme.warning or "yellow"
-        return theme.error or "red"
+            return theme_colour(self.app, "warning", "yellow")
+        return theme_colour(self.app, "error", "red")
 
     def render_history(self, width: int) -> Text:
         if not self.samples:

@@ -13,6 +13,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from tui.app.render import keeps_height
+from tui.app.theme_colors import theme_colour
 from tui.engine.metrics.anatomy import CLIENT, REMAINDER, SERVER, Anatomy
 
 # Short names for the panel's width; the tooltip and F1 say what each part is.
@@ -93,10 +94,10 @@ class TtftWaterfall(Static):
         self.update(text, layout=not keeps_height(self, text))
 
     def _styles(self) -> dict[str, str]:
-        theme = self.app.current_theme
+        secondary = theme_colour(self.app, "secondary", "magenta")
         return {
-            CLIENT: theme.primary,
-            SERVER: theme.accent or theme.secondary or "magenta",
+            CLIENT: theme_colour(self.app, "primary", "blue"),
+            SERVER: theme_colour(self.app, "accent", secondary),
             REMAINDER: "dim",
         }
 

@@ -9,6 +9,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from tui.app.panel.ttft_history import format_ms
+from tui.app.theme_colors import theme_colour
 from tui.engine.race import RaceVerdict
 
 ROUNDS_SHOWN = 4  # the latest rounds; the verdict covers them all
@@ -52,13 +53,13 @@ class Scoreboard(Static):
         self.show()
 
     def show(self) -> None:
-        theme = self.app.current_theme
+        success = theme_colour(self.app, "success", "green")
         text = Text(self.about, style="dim")
         latest = list(enumerate(self.rounds, 1))[-ROUNDS_SHOWN:]
         if latest:
             text.append("\n" + " · ".join(round_line(n, t) for n, t in latest))
         if self.verdict is not None:
-            style = f"bold {theme.success}" if self.verdict.decided else "bold"
+            style = f"bold {success}" if self.verdict.decided else "bold"
             text.append("\nso far: ", style="dim")
             text.append(self.verdict.summary, style=style)
         else:
