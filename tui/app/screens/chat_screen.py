@@ -357,12 +357,18 @@ class ChatScreen(RenderScreen):
     async def action_new_chat(self) -> None:
         self.action_cancel()
         kept, notice = self.state.new_chat_start(self.engine.counter)
+        if await self._start_afresh(kept):
+            self.notify(notice, timeout=4)
+
+    async def _start_afresh(self, messages: list[dict[str, Any]]) -> bool:
+        """Show a new conversation with a clean panel: its TTFTs and the last-two comparison
+        are its own requests only. False if another chat was opened meanwhile."""
         self.last_record = None
-        if not await self.load_messages(kept):
-            return  # another chat was opened meanwhile: the panel is its
+        if not await self.load_messages(messages):
+            return False  # the panel is the other chat's
         self.query_one(LatencyPanel).clear_history()
         self._refresh_panel()
-        self.notify(notice, timeout=4)
+        return True
 
     def action_open_chat(self) -> None:
         from tui.app.screens.chat_picker import ChatPicker
@@ -377,10 +383,16 @@ class ChatScreen(RenderScreen):
 
     async def action_load_sample(self) -> None:
         if self.busy:
+            self.notify(
+                "a reply is still streaming: esc cancels it, then f6 loads the sample",
+                severity="warning",
+            )
             return
         from tui.sample_conversation import bloated_sample
 
-        await self.load_messages(bloated_sample())
+        # The trimming demo starts afresh: its comparison is of the sample's own sends.
+        if not await self._start_afresh(bloated_sample()):
+            return
         self.notify(
             "bloated sample loaded: enter sends it; ctrl+t toggles trimming, f5 sends it again."
             " Each send goes cold (a fresh tag opens it), so the order does not matter"
