@@ -22,16 +22,17 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_preferences_round_trip() -> None:
     assert Preferences.load() == Preferences()
     models = {"demo": "m1", "https://api.example.com/v1": "m2"}
-    Preferences(theme="firsttoken-light", side_panel_collapsed=True, models=models).save()
+    side_panel = {"narrow": True, "wide": False}
+    Preferences(theme="firsttoken-light", side_panel=side_panel, models=models).save()
     assert Preferences.default_path().parent == locations.state_dir()
     loaded = Preferences.load()
-    assert loaded == Preferences("firsttoken-light", True, models)
+    assert loaded == Preferences("firsttoken-light", side_panel, models)
     assert loaded.model_for("demo") == "m1" and loaded.model_for("elsewhere") is None
     assert list(locations.state_dir().iterdir()) == [Preferences.default_path()]  # no tmp left
 
 
 @pytest.mark.parametrize(
-    "content", ["{not json", "[1, 2]", '{"theme": 5, "side_panel_collapsed": "yes"}', ""]
+    "content", ["{not json", "[1, 2]", '{"theme": 5, "side_panel": {"wide": "yes"}}', ""]
 )
 def test_corrupt_preferences_start_fresh(content: str) -> None:
     path = Preferences.default_path()
@@ -40,6 +41,13 @@ def test_corrupt_preferences_start_fresh(content: str) -> None:
     assert Preferences.load() == Preferences()
     Preferences(theme="x").save()
     assert Preferences.load().theme == "x"
+
+
+def test_the_panel_choice_of_unknown_width_is_not_carried_over(tmp_path: Path) -> None:
+    # Saved before the choice was kept per width class: it may have been made at 80 columns.
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps({"side_panel_collapsed": True}))
+    assert Preferences.load(path).side_panel == {}
 
 
 def test_preferences_ignore_unknown_keys(tmp_path: Path) -> None:

@@ -21,7 +21,9 @@ PROMPT_HISTORY_LIMIT = 500
 @dataclass
 class Preferences:
     theme: str | None = None
-    side_panel_collapsed: bool = False
+    # Whether the side panel shows, chosen with F10, per width class (panel_fit.py). The old
+    # `side_panel_collapsed` key is not carried over: which width it was chosen at is not known.
+    side_panel: dict[str, bool] = field(default_factory=dict)
     # The model picked with F2, per endpoint (model_choice.endpoint_key): a model belongs to
     # the endpoint it was picked on. (A global `last_model` key in the file is not carried
     # over: which endpoint it belongs to is not known.)
@@ -59,7 +61,7 @@ class Preferences:
             return cls()
         return cls(
             theme=_optional_str(data.get("theme")),
-            side_panel_collapsed=data.get("side_panel_collapsed") is True,
+            side_panel=_bool_map(data.get("side_panel")),
             models=_str_map(data.get("models")),
         )
 
@@ -70,7 +72,7 @@ class Preferences:
         path = path or self.default_path()
         saved = {
             "theme": self.theme,
-            "side_panel_collapsed": self.side_panel_collapsed,
+            "side_panel": self.side_panel,
             "models": self.models,
         }
         with contextlib.suppress(OSError):
@@ -86,6 +88,13 @@ def _str_map(value: Any) -> dict[str, str]:
     if not isinstance(value, dict):
         return {}
     return {k: v for k, v in value.items() if isinstance(k, str) and _optional_str(v)}
+
+
+def _bool_map(value: Any) -> dict[str, bool]:
+    """The string-to-bool entries of `value`."""
+    if not isinstance(value, dict):
+        return {}
+    return {k: v for k, v in value.items() if isinstance(k, str) and isinstance(v, bool)}
 
 
 class PromptHistory:

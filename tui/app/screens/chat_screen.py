@@ -8,11 +8,12 @@ focus from the screen's first moment: keys typed while the app starts are read b
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import BindingType
+from textual.binding import ActiveBinding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
 from textual.widgets import Footer, Header, TextArea
@@ -55,6 +56,7 @@ if TYPE_CHECKING:
     from tui.session.engine_link import EngineLink
 
 NARROW_WIDTH = 100  # below this many columns the side panel starts collapsed
+PANEL_KEY = "f10"  # the footer's key for the hidden panel
 PREVIEW_DEBOUNCE_S = 0.15
 
 
@@ -92,8 +94,8 @@ class ChatScreen(RenderScreen):
         self.preview: TrimPreview | None = None
         self.last_record: RequestRecord | None = None
         self._preview_timer: Timer | None = None
-        # The user's F10 beats the width rule until the terminal crosses it.
-        self.panel_fit = PanelFit(NARROW_WIDTH, preferences.side_panel_collapsed)
+        # The user's F10 beats the width rule, for terminals of that width class.
+        self.panel_fit = PanelFit(NARROW_WIDTH, preferences.side_panel)
         self.mounted = asyncio.Event()  # its widgets are there and the prompt has the focus
 
     @property
@@ -533,17 +535,35 @@ class ChatScreen(RenderScreen):
         self.prepare_turn()
 
     def action_toggle_panel(self) -> None:
-        visible = self.panel_fit.toggle(self.app.size.width, self.query_one(LatencyPanel).display)
-        self.query_one(LatencyPanel).display = visible
-        self.preferences.side_panel_collapsed = not visible
+        panel = self.query_one(LatencyPanel)
+        self._show_panel(panel, self.panel_fit.toggle(self.app.size.width, panel.display))
+        self.preferences.side_panel = dict(self.panel_fit.chosen)
         self.preferences.save()
 
     def fit_panel(self, width: int) -> None:
         """The terminal is `width` columns wide now: the panel shows if it fits, unless the
-        user chose (on this side of the width rule)."""
+        user chose on a terminal of this width class."""
         panel = self.query_one_optional(LatencyPanel)
         if panel is not None:
-            panel.display = self.panel_fit.visible(width)
+            self._show_panel(panel, self.panel_fit.visible(width))
+
+    def _show_panel(self, panel: LatencyPanel, visible: bool) -> None:
+        if panel.display != visible:
+            panel.display = visible
+            self.refresh_bindings()  # the footer names F10 while the panel is hidden
+
+    @property
+    def active_bindings(self) -> dict[str, ActiveBinding]:
+        """The keys the footer shows: while the panel is hidden, F10 comes first, so a hidden
+        panel always says how to bring it back."""
+        bindings = super().active_bindings
+        panel = self.query_one_optional(LatencyPanel)
+        key = bindings.get(PANEL_KEY)
+        if panel is None or panel.display or key is None:
+            return bindings
+        binding = dataclasses.replace(key.binding, show=True)
+        shown = ActiveBinding(key.node, binding, key.enabled, key.tooltip)
+        return {PANEL_KEY: shown, **{k: v for k, v in bindings.items() if k != PANEL_KEY}}
 
     def action_scroll_chat(self, pages: int) -> None:
         """Page the chat from anywhere (the prompt keeps the focus); paging back down to the
