@@ -19,7 +19,7 @@ class RunState:
     first_byte_at: float | None = None
     first_token_at: float | None = None
     last_token_at: float | None = None
-    tokens: int = 0
+    tokens: int = 0  # chunks carrying a token (one each, as most servers stream them)
     retries: int = 0
     retry_reason: str | None = None
     usage_prompt_tokens: int | None = None

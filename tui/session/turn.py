@@ -156,7 +156,8 @@ class Turn:
         async for event in self.client.stream(self.request, self.cancel_event):
             kind = type(event)
             if kind is Delta:  # the hot path first
-                state.tokens += 1
+                if event.new_chunk:  # type: ignore[union-attr]
+                    state.tokens += 1
                 state.last_token_at = event.at
                 if event.kind == "content":  # type: ignore[union-attr]
                     feed(event.text)  # type: ignore[union-attr]

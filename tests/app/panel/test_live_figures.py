@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from helpers.app_pilot import make_app, send, wait_for, wait_ready
 
 from tui.app.panel.live_figures import live_figures
+from tui.demo import DemoThread
+from tui.engine.metrics.record import RequestStatus
 from tui.session.run_state import RunState
 
 
@@ -55,3 +58,25 @@ def test_time_to_first_answer_is_shown_only_after_reasoning() -> None:
     assert not answered.thinking and answered.answer_ms == pytest.approx(1500.0)
     plain = RunState(sent_at=100.0, started_at=100.0, first_token_at=100.3, first_answer_at=100.3)
     assert live_figures(plain, now=100.5, streamed=True).answer_ms is None  # = TTFT: not repeated
+
+
+@pytest.mark.e2e
+async def test_a_cancelled_replys_live_figures_and_its_record_agree(paced_demo: DemoThread) -> None:
+    # No usage in a cancelled stream: the record counts the reply as the live figures did.
+    app = make_app(paced_demo.base_url)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_ready(pilot)
+        await send(pilot, "hello, reply 2000 tokens")
+        turn = app.chat_screen.turn
+        assert turn is not None
+        await wait_for(pilot, lambda: turn.current is not None and turn.current.state.tokens >= 100)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.chat_screen.busy, what="the cancelled reply")
+        record = app.chat_screen.last_record
+        assert record is not None and record.status is RequestStatus.CANCELLED
+        state = turn.current.state  # type: ignore[union-attr]
+        live = live_figures(state, now=state.last_token_at or 0.0, streamed=True)
+        assert record.output_tokens == live.tokens
+        tpot_ms, per_s = live.rates()
+        assert record.tpot_ms == pytest.approx(tpot_ms)
+        assert record.output_tokens_per_s == pytest.approx(per_s)

@@ -96,6 +96,16 @@ async def test_usage_absent_counts_locally(instant) -> None:
     assert not any(isinstance(e, UsageReported) for e in events)
     assert record.output_tokens_source == "counted"
     assert record.completion_tokens_usage is None and record.prompt_tokens_usage is None
+    # One token a chunk, as the demo streams them: the chunks are its own count.
+    assert record.output_tokens == sum(isinstance(e, Delta) and e.new_chunk for e in events)
+
+
+async def test_usage_absent_in_a_whole_body_counts_its_text(instant) -> None:
+    counter = get_counter("gpt-4o-mini")
+    client = make_client(fault_url(instant, "nousage"), counter=counter)
+    _, finished = await collect(client, make_request(stream=False))
+    record = finished.record
+    assert record.output_tokens_source == "counted"
     assert record.output_tokens == counter.count_text(finished.text)
 
 

@@ -278,9 +278,10 @@ class LatencyPanel(VerticalScroll):
         waterfall = self.query_one(TtftWaterfall)
         waterfall.show_pending(WAITING_NOTE if live.ttft_ms is None else STREAMING_NOTE)
         rate = tpot = "—"
-        if live.tokens >= MIN_TOKENS_FOR_RATE and live.decode_s > 0 and live.ttft_ms:
-            rate = f"{(live.tokens - 1) / live.decode_s:.0f} tok/s"
-            tpot = f"{live.decode_s * 1000 / (live.tokens - 1):.1f} ms"
+        tpot_ms, per_s = live.rates()
+        if live.tokens >= MIN_TOKENS_FOR_RATE and tpot_ms is not None and per_s is not None:
+            rate = f"{per_s:.0f} tok/s"
+            tpot = f"{tpot_ms:.1f} ms"
         pause = None
         if live.paused_ms is not None:
             warning = theme_colour(self.app, "warning", "yellow")

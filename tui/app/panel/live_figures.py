@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from tui.engine.metrics.record import decode_rate
+
 if TYPE_CHECKING:
     from tui.session.run_state import RunState
 
@@ -17,7 +19,7 @@ class LiveFigures:
     elapsed_ms: float  # since the request started (the live counter while waiting)
     ttfb_ms: float | None
     ttft_ms: float | None
-    tokens: int
+    tokens: int  # chunks carrying a token so far
     decode_s: float  # first token -> latest token, receipt times
     retries: int
     streamed: bool
@@ -25,6 +27,11 @@ class LiveFigures:
     answer_ms: float | None = None
     thinking: bool = False  # reasoning tokens came, the answer has not started yet
     paused_ms: float | None = None  # no token for this long: a pause going on now
+
+    def rates(self) -> tuple[float | None, float | None]:
+        """TPOT (ms) and tokens/s so far, as the record computes them at the end: the tokens
+        after the first over the span from the first to the latest (one token a chunk)."""
+        return decode_rate(self.tokens - 1, self.decode_s)
 
 
 def live_figures(state: RunState, now: float, streamed: bool) -> LiveFigures:

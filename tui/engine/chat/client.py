@@ -15,7 +15,7 @@ reply_assembly.py. Timing follows docs/metrics.md#definitions exactly:
 - TTFT: the first chunk carrying content, reasoning or a tool-call delta; without streaming the
   time the body arrived (TTFT = total, `record.streamed` is False so the UI can say so);
 - total: the last token-carrying chunk (the trailing usage chunk does not extend it);
-- TPOT / ITL / tokens per second: `metrics.derive_timings`.
+- TPOT / ITL / tokens per second: `metrics.derive_timings` over the tokens `output_count` finds.
 """
 
 from __future__ import annotations

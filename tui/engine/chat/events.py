@@ -65,6 +65,9 @@ class Delta:
     text: str
     at: float
     kind: DeltaKind = "content"
+    # The first Delta of its chunk: a chunk carrying thinking and content (or several tool
+    # calls) gives one Delta each; a live token count counts chunks, as the record does.
+    new_chunk: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,6 +29,7 @@ from tui.engine.chat.events import (
     Paused,
     UsageReported,
 )
+from tui.engine.chat.output_count import output_count
 from tui.engine.metrics.buffering import is_buffered
 from tui.engine.metrics.phases import AttemptTrace, phase_durations
 from tui.engine.metrics.record import (
@@ -64,6 +65,7 @@ class Reply:
         self.server = ServerReport()
         self.last_token_at: float | None = None
         self.token_times: list[float] = []
+        self.first_chunk_parts = 0  # counted_parts of the first token's chunk (output_count.py)
         self.finish_reason: str | None = None
         self.done = False  # `data: [DONE]` arrived
         self.broken_by: str | None = None  # what was wrong with a body that broke off
@@ -128,7 +130,7 @@ class Reply:
         if self.first_answer_at is None and (content or tool_calls):
             self.first_answer_at = at
             events.append(FirstAnswerToken(at))
-        for call in tool_calls:
+        for i, call in enumerate(tool_calls):
             function = call.get("function") if isinstance(call, dict) else None
             fragment = ""
             if isinstance(function, dict):
@@ -137,11 +139,13 @@ class Reply:
                     arguments if isinstance(arguments, str) else ""
                 )
             self.counted_parts.append(fragment)
-            events.append(Delta(fragment, at, "tool_call"))
+            events.append(Delta(fragment, at, "tool_call", new_chunk=not (reasoning or i)))
         if content:
             self.parts.append(content)
             self.counted_parts.append(content)
-            events.append(Delta(content, at, "content"))
+            events.append(Delta(content, at, "content", new_chunk=not (reasoning or tool_calls)))
+        if len(self.token_times) == 1:
+            self.first_chunk_parts = len(self.counted_parts)
 
 
 def new_record(
@@ -193,21 +197,6 @@ class Limits:
     stall_setting: str | None = None
 
 
-def output_tokens(reply: Reply, record: RequestRecord, counter: TokenCounter | None) -> int | None:
-    """The server's completion_tokens when sent, else the reply counted here (the record says
-    which)."""
-    if reply.completion_tokens_usage is not None:
-        record.output_tokens_source = "usage"
-        return reply.completion_tokens_usage
-    if not reply.token_times:
-        return None
-    record.output_tokens_source = "counted"
-    text = "".join(reply.counted_parts)
-    if counter is not None:
-        return counter.count_text(text)
-    return len(reply.token_times)  # one token per chunk is what most servers send
-
-
 def finish_record(
     record: RequestRecord,
     reply: Reply,
@@ -247,13 +236,17 @@ def finish_record(
     if started_at is not None:
         if reply.first_byte_at is not None:
             record.ttfb_ms = (reply.first_byte_at - started_at) * 1000.0
+        count = output_count(reply, counter, record.reasoning_tokens)
+        if count is not None:
+            record.output_tokens_source = count.source
         derive_timings(
             record,
             first_token_at=reply.first_token_at,
             last_token_at=reply.last_token_at,
             token_times=reply.token_times,
             started_at=started_at,
-            output_tokens=output_tokens(reply, record, counter),
+            output_tokens=count.tokens if count is not None else None,
+            tokens_after_first=count.after_first if count is not None else None,
         )
         if reply.first_answer_at is not None:
             record.time_to_first_answer_ms = (reply.first_answer_at - started_at) * 1000.0

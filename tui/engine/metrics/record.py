@@ -193,11 +193,14 @@ def derive_timings(
     token_times: Sequence[float],
     started_at: float,
     output_tokens: int | None,
+    tokens_after_first: int | None = None,
 ) -> None:
     """Fill TTFT, total, TPOT, ITL and tokens/s from receipt times (perf_counter seconds).
 
     Without streaming, the caller passes the time the whole body arrived as both first and last
     token time, so TTFT equals total (the first token becomes visible with the whole body).
+    `tokens_after_first`: the output tokens that arrived after the first token's chunk (None:
+    output_tokens - 1, one token a chunk): TPOT and tokens/s divide the same span by them.
     """
     if first_token_at is None:
         return
@@ -208,8 +211,19 @@ def derive_timings(
     record.itl_p50_ms = percentile(gaps, 50)
     record.itl_p95_ms = percentile(gaps, 95)
     record.output_tokens = output_tokens
-    if output_tokens is not None and output_tokens >= 2:
-        record.tpot_ms = (record.total_ms - record.ttft_ms) / (output_tokens - 1)
-        decode_s = end - first_token_at
-        if decode_s > 0:
-            record.output_tokens_per_s = (output_tokens - 1) / decode_s
+    if tokens_after_first is None and output_tokens is not None:
+        tokens_after_first = output_tokens - 1
+    record.tpot_ms, record.output_tokens_per_s = decode_rate(
+        tokens_after_first, end - first_token_at
+    )
+
+
+def decode_rate(tokens_after_first: int | None, span_s: float) -> tuple[float | None, float | None]:
+    """TPOT (ms) and output tokens/s over one span: from the first token's receipt to the last
+    one's, and the tokens that arrived in it (those after the first token's chunk). Every
+    surface computes its rates here, so a live figure and the record's agree. (None, None)
+    when no token followed the first; tokens/s also when the span is empty."""
+    if tokens_after_first is None or tokens_after_first < 1:
+        return None, None
+    tpot_ms = span_s * 1000.0 / tokens_after_first
+    return tpot_ms, (tokens_after_first / span_s if span_s > 0 else None)

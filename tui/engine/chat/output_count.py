@@ -1,0 +1,51 @@
+"""How many tokens a reply's output holds, and how many of them arrived after its first token:
+the record's TPOT and tokens/s divide the span from the first token to the last by the tokens
+that arrived in it, so a rate never mixes one count with another's span.
+
+The server's `usage.completion_tokens` when it sends it; reasoning it counted there but never
+streamed (OpenAI's hidden thinking) was decoded before the first token, outside the span. A
+reply without usage (a server that ignores include_usage, a cancelled or cut-off stream) is
+counted here: by its chunks while they carry one token each, as llama.cpp, vLLM and the demo
+stream them (another tokenizer's count of the text is 10-40 % off theirs); by the local count
+of its text when the chunks plainly carry several.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tui.engine.chat.reply_assembly import Reply
+    from tui.engine.tokens.counter import TokenCounter
+
+# More tokens a chunk than this, by the local count: the chunks carry several each (a chunk's
+# text of one server token counts 1-2 tokens with another tokenizer).
+SEVERAL_TOKENS_A_CHUNK = 2.0
+
+
+@dataclass(frozen=True, slots=True)
+class OutputCount:
+    tokens: int
+    source: str  # "usage" (the server's) or "counted" (here)
+    after_first: int  # of them, the tokens that arrived after the first token's chunk
+
+
+def output_count(
+    reply: Reply, counter: TokenCounter | None, reasoning_tokens: int | None = None
+) -> OutputCount | None:
+    """The reply's output tokens (None: no usage and no token arrived); `reasoning_tokens`: the
+    server's count of its thinking, part of its usage."""
+    chunks = len(reply.token_times)
+    usage = reply.completion_tokens_usage
+    if usage is not None:
+        hidden = (reasoning_tokens or 0) if not reply.reasoning_parts else 0
+        return OutputCount(usage, "usage", usage - hidden - 1)
+    if not chunks:
+        return None
+    if counter is not None:
+        counted = counter.count_text("".join(reply.counted_parts))
+        if counted > SEVERAL_TOKENS_A_CHUNK * chunks:
+            first = counter.count_text("".join(reply.counted_parts[: reply.first_chunk_parts]))
+            return OutputCount(counted, "counted", counted - first)
+    return OutputCount(chunks, "counted", chunks - 1)
