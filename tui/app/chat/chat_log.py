@@ -74,11 +74,12 @@ class ChatLog(ChatPane):
         self._anchor_on_overflow()
 
     def _anchor_on_overflow(self) -> None:
-        if (
-            not self.is_anchored
-            and self.virtual_size.height > self.scrollable_content_region.height
-        ):
-            self.anchor()
+        """Anchored while the content overflows, not once it fits again (a long reply
+        removed by a retry): anchored, a short chat would sit at the bottom under blank rows
+        until it grew past the screen."""
+        overflows = self.virtual_size.height > self.scrollable_content_region.height
+        if overflows != self.is_anchored:
+            self.anchor(overflows)
 
     def show_welcome(self) -> None:
         text = Text.assemble(
