@@ -92,6 +92,7 @@ class FirstTokenApp(App[None]):
         )
         self._notices_shown = 0
         self.ended_by: int | None = None  # the signal that ended the app (signals.py)
+        self.unsaved_at_exit: str | None = None  # a history save that failed as it closed
         self._theme_errors = self._load_themes()
 
     @property
@@ -193,10 +194,12 @@ class FirstTokenApp(App[None]):
         self.notify(message, severity="warning")
 
     def _history_unsaved(self, problem: str) -> None:
-        """In the chat, for as long as the app runs: a toast fades, stderr hides behind it."""
-        from tui.app.chat.history_warning import show_history_problem
+        """In the chat, for as long as the app runs: a toast fades, stderr hides behind it.
+        A save that fails as the app closes is kept for the command to print after it."""
+        from tui.app.chat.history_warning import PREFIX, show_history_problem
 
-        show_history_problem(self._chat, problem)
+        if not show_history_problem(self._chat, problem):
+            self.unsaved_at_exit = PREFIX + problem.removeprefix(PREFIX)
 
     def notify(self, message: str, *, title: str = "", **options: Any) -> None:
         """Every notification (a screen's or a widget's too) shown inert: some quote server

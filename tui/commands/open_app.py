@@ -122,5 +122,7 @@ def run(args: argparse.Namespace, config: Config) -> int:
             store.close()
     if app.endpoint_notice:
         print(f"firsttoken: {app.endpoint_notice}", file=sys.stderr)
+    if app.unsaved_at_exit:
+        warning(app.unsaved_at_exit)  # shown inert by warning()
     # Ended by SIGTERM or SIGHUP: the shell's convention, 128 + the signal's number.
     return EXIT_OK if app.ended_by is None else 128 + app.ended_by

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers.app_pilot import firsttoken_app, send_and_wait, wait_for, wait_ready
+from helpers.app_pilot import firsttoken_app, send, send_and_wait, wait_for, wait_ready
 
 from tui.app.app import FirstTokenApp
 from tui.app.chat.history_bar import HEADLINE, HistoryWarning
@@ -91,5 +91,30 @@ async def test_saves_that_start_failing_mid_session_are_said_in_the_chat(
             assert record.status.value == "ok"  # the reply came all the same
             await wait_for(pilot, lambda: bool(app.query(HistoryWarning)), what="the warning")
             assert "readonly" in _warning_text(app) or "read-only" in _warning_text(app)
+    finally:
+        store.close()
+
+
+async def test_quitting_mid_reply_when_the_history_cannot_be_saved_ends_cleanly(
+    slow_demo: DemoThread, tmp_path: Path
+) -> None:
+    # Ctrl+Q files the reply under way as the app closes; that save fails (a full disk).
+    store = Store(tmp_path / "history.sqlite3")
+    app = _app(slow_demo.base_url, store)
+    try:
+        async with app.run_test(size=(130, 40)) as pilot:
+            await wait_ready(pilot)
+            await send(pilot, "hello, reply 400 tokens")
+            turn = app.chat_screen.turn
+            assert turn is not None
+            await wait_for(
+                pilot, lambda: turn.current is not None and turn.current.state.tokens >= 3
+            )
+            assert not app.query(HistoryWarning)
+            store._db.execute("PRAGMA query_only=ON")  # every write now fails
+            await pilot.press("ctrl+q")
+        assert app.return_code == 0
+        # The chat is gone: what was not saved is said once the app has ended.
+        assert app.unsaved_at_exit is not None and "readonly" in app.unsaved_at_exit
     finally:
         store.close()

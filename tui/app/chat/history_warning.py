@@ -15,14 +15,19 @@ if TYPE_CHECKING:
 PREFIX = "history not saved: "
 
 
-def show_history_problem(screen: Screen[object], problem: str) -> None:
-    """Put the bar above the chat on `screen` (or update its reason)."""
+def show_history_problem(screen: Screen[object], problem: str) -> bool:
+    """Put the bar above the chat on `screen` (or update its reason). False when the chat is
+    gone: the app is closing (Ctrl+Q files the reply under way as it ends), and the caller
+    says it once the app has ended instead."""
     from tui.app.chat.history_bar import HistoryWarning
 
     reason = shown(problem.removeprefix(PREFIX))
     existing = screen.query(HistoryWarning)
     if existing:
         existing.first().show_reason(reason)
-        return
-    column = screen.query_one("#chat-column")
+        return True
+    column = screen.query_one_optional("#chat-column")
+    if column is None or not screen.is_attached:
+        return False
     column.mount(HistoryWarning(reason), before=0)
+    return True
