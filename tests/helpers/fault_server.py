@@ -237,6 +237,7 @@ class FaultServer:
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._played: dict[str, int] = {}  # chat requests answered with a fault, by prefix
         self.requests: list[tuple[str, str, dict[str, str]]] = []  # method, target, headers
+        self.bodies: list[bytes] = []  # each request's body, in the same order
         self.port = 0
 
     def url(self, fault: str, tag: str = "t") -> str:
@@ -285,6 +286,7 @@ class FaultServer:
                         headers[name.strip().lower()] = value.strip()
                 body = await reader.readexactly(int(headers.get("content-length", "0")))
                 self.requests.append((method, target, headers))
+                self.bodies.append(body)
                 streaming = b'"stream": false' not in body and b'"stream":false' not in body
                 if not await self._answer(target.split("?")[0], reader, writer, streaming):
                     return

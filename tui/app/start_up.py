@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 from textual.worker import WorkerCancelled, WorkerFailed
 
-from tui.app.untrusted import shown_models
 from tui.session.network import run_on
 
 if TYPE_CHECKING:
@@ -116,8 +115,8 @@ class StartUp:
             engine.connected = True
         if models:
             engine.listed_models = list(models)
-            # Listed by the server: untrusted, shown in the model picker.
-            engine.models = sorted(set(shown_models(models)) | set(self._config.models))
+            # The server's ids exactly (a request names one); the model picker shows them inert.
+            engine.models = sorted(set(models) | set(self._config.models))
 
     def _settle(self) -> None:
         """Once connected and the reply's modules are imported (both in the background):

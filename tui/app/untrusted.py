@@ -72,11 +72,6 @@ def shown_chats(chats: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def shown_models(models: Iterable[str]) -> list[str]:
-    """Model ids as the server listed them, inert (an id with controls is never a real one)."""
-    return [inert_line(model) for model in models]
-
-
 def saved_reply_notes(saved: SavedChat, status: Callable[[Any], str]) -> dict[int, tuple[str, str]]:
     """Each reopened reply's model and figures line, from its stored record; a reply cut off
     by a kill says so."""

@@ -9,6 +9,7 @@ them to the terminal)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -100,24 +101,33 @@ async def test_a_hostile_error_body_is_inert_in_its_error_block(
         assert screen_controls(app) == []
 
 
-async def test_hostile_model_ids_are_inert_in_the_picker_and_the_header(
+async def test_hostile_model_ids_are_inert_in_the_picker_and_the_header_and_sent_exactly(
     faults: FaultServer, store: Store, request: pytest.FixtureRequest
 ) -> None:
     app = make_app(faults.url("esc-model", request.node.name), store=store, max_retries=0)
     async with app.run_test(size=(130, 40)) as pilot:
         await wait_ready(pilot)
         await wait_for(pilot, lambda: len(app.chat.engine.models) > 1, what="the listed models")
-        assert all(not live_controls(model) for model in app.chat.engine.models)
-        assert any(model.startswith("evilcopy␛]52") for model in app.chat.engine.models)
+        evil = f"evil{HOSTILE}"
+        assert evil in app.chat.engine.models  # the server's id, exactly
         await pilot.press("f2")
         await wait_for(pilot, lambda: isinstance(app.screen, ModelPicker), what="the picker")
+        await pilot.pause(0.1)
+        assert screen_controls(app) == []  # listed inert
         await pilot.press(*"evil", "enter")
-        await wait_for(pilot, lambda: app.chat.state.model.startswith("evil"), what="the choice")
+        await wait_for(pilot, lambda: app.chat.state.model == evil, what="the choice")
         await pilot.pause(0.1)
         assert screen_controls(app) == []  # the header, the panel and the toast name it
         record = await send_and_wait(pilot, "hello")  # the server's chunks name it too
         assert screen_controls(app) == []
         assert record.status.value == "ok"
+        # The request names the model the server listed, not the stand-in the picker showed.
+        sent = [
+            json.loads(body)
+            for (_, target, _), body in zip(faults.requests, faults.bodies, strict=True)
+            if target.endswith("/chat/completions")
+        ]
+        assert sent[-1]["model"] == evil
 
 
 async def test_chat_titles_and_notifications_are_inert(

@@ -15,8 +15,14 @@ MODELS = ["gpt-4o-mini", "gpt-4o", "qwen-7b-chat", "llama-3.1-8b-instruct"]
 
 
 def _option_ids(app: App[None]) -> list[str | None]:
+    """The options' ids; a model picker's as the model each stands for (what choosing it
+    returns: its ids are places in its list)."""
     options = app.screen.query_one(OptionList)
-    return [options.get_option_at_index(i).id for i in range(options.option_count)]
+    ids = [options.get_option_at_index(i).id for i in range(options.option_count)]
+    screen = app.screen
+    if isinstance(screen, ModelPicker):
+        return [screen.choice_for(id) if id is not None else None for id in ids]
+    return ids
 
 
 async def test_help_lists_every_key_and_escape_closes() -> None:
@@ -97,6 +103,19 @@ async def test_model_picker_lists_the_current_model_even_if_unlisted() -> None:
         await pilot.click(OptionList, offset=(4, 1))
         await pilot.pause()
         assert app.result == "a"
+
+
+async def test_model_picker_shows_an_id_with_controls_inert_and_chooses_it_exactly() -> None:
+    hostile = "evil\x1b]52;c;Zm9v\x07model"
+    app = Host(ModelPicker(["good", hostile], "good"))
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        options = app.screen.query_one(OptionList)
+        label = str(options.get_option_at_index(1).prompt)
+        assert "\x1b" not in label and "\x07" not in label and "evil" in label
+        await pilot.press(*"evil", "enter")
+        await pilot.pause()
+        assert app.result == hostile
 
 
 async def test_system_prompt_ctrl_s_saves() -> None:

@@ -2,6 +2,9 @@
 
 Servers such as llama.cpp accept any model name, so a filter that matches no listed model
 can still be chosen as a name of its own ("Use 'my-model'").
+
+The ids are the server's, exactly: each is shown (and filtered) as inert text, and choosing it
+returns the id itself, which is what the next request must name.
 """
 
 from __future__ import annotations
@@ -12,8 +15,10 @@ from rich.text import Text
 from textual.widgets.option_list import Option
 
 from tui.app.screens.filter_picker import FilterPicker
+from tui.app.untrusted import shown_line
 
-_CUSTOM_PREFIX = "\x00custom:"  # option ids of "use the typed name" entries
+_CUSTOM_PREFIX = "custom:"  # option ids of "use the typed name" entries
+_LISTED_PREFIX = "listed:"  # option ids of the models given, by their place in the list
 
 
 class ModelPicker(FilterPicker[str]):
@@ -32,10 +37,14 @@ class ModelPicker(FilterPicker[str]):
         self.models = names
         self.current = current
 
-    def _label(self, name: str, query: str) -> Text:
-        marker = "● " if name == self.current else "  "
+        self.shown = [shown_line(name) for name in names]  # what the list says of each
+
+    def _label(self, place: int, query: str) -> Text:
+        name = self.shown[place]
+        current = self.models[place] == self.current
+        marker = "● " if current else "  "
         text = Text(marker + name)
-        if name == self.current:
+        if current:
             text.stylize("bold", 0, len(text))
         if query:
             start = name.lower().find(query.lower())
@@ -46,14 +55,16 @@ class ModelPicker(FilterPicker[str]):
 
     def options_for(self, query: str) -> tuple[list[Option], int]:
         needle = query.strip().lower()
-        matches = [name for name in self.models if needle in name.lower()]
-        options = [Option(self._label(name, needle), id=name) for name in matches]
+        places = [n for n, name in enumerate(self.shown) if needle in name.lower()]
+        options = [Option(self._label(n, needle), id=f"{_LISTED_PREFIX}{n}") for n in places]
         typed = query.strip()
-        if typed and typed not in self.models:
-            options.append(
-                Option(Text(f"  Use '{typed}'", style="italic"), id=_CUSTOM_PREFIX + typed)
-            )
-        return options, matches.index(self.current) if self.current in matches else 0
+        if typed and typed not in self.models and typed not in self.shown:
+            label = Text(f"  Use '{shown_line(typed)}'", style="italic")
+            options.append(Option(label, id=_CUSTOM_PREFIX + typed))
+        current = [n for n in places if self.models[n] == self.current]
+        return options, places.index(current[0]) if current else 0
 
     def choice_for(self, option_id: str) -> str:
+        if option_id.startswith(_LISTED_PREFIX):
+            return self.models[int(option_id.removeprefix(_LISTED_PREFIX))]
         return option_id.removeprefix(_CUSTOM_PREFIX)
