@@ -364,12 +364,15 @@ class LatencyPanel(VerticalScroll):
         dropped_tokens: int = 0,
         trimming: bool = True,
         actual_source: str = "usage",
+        actual_exact: bool = True,
     ) -> None:
-        # The next request's count is the gauge's; this line is what the server said of the
-        # last one. It is there before the first reply too ("—"), so nothing shifts.
+        # The next request's count is the gauge's; this line is the last request's prompt, as
+        # counted best (sent_prompt.py). It is there before the first reply too ("—"), so
+        # nothing shifts.
         text = Text()
         text.append("last sent ", style="dim")
-        text.append("—" if actual is None else f"{actual:,}", style="bold")
+        approx = "" if actual_exact else "≈"
+        text.append("—" if actual is None else f"{approx}{actual:,}", style="bold")
         if actual is not None:
             text.append(f" tokens ({actual_source})", style="dim")
         self._set("prompt-tokens", text)

@@ -34,6 +34,7 @@ from tui.app.keymap import CHAT_BINDINGS
 from tui.app.panel.budget_gauge import BudgetFigures
 from tui.app.panel.latency_panel import LatencyPanel
 from tui.app.panel.panel_fit import PanelFit
+from tui.app.panel.sent_prompt import sent_prompt
 from tui.app.panel.ttft_history import HISTORY_LENGTH, TtftSample
 from tui.app.render import RenderScreen
 from tui.app.untrusted import (
@@ -253,11 +254,13 @@ class ChatScreen(RenderScreen):
             return
         panel = self.query_one(LatencyPanel)
         self.query_one(ChatLog).mark_dropped(set(preview.dropped_indices))
-        actual = self.last_record.prompt_tokens_usage if self.last_record else None
+        sent = sent_prompt(self.last_record)
         panel.show_prompt(
             preview.tokens_after,
             preview.exact,
-            actual=actual,
+            actual=sent.tokens if sent is not None else None,
+            actual_source=sent.source if sent is not None else "",
+            actual_exact=sent.exact if sent is not None else True,
             dropped_messages=len(preview.dropped_indices),
             dropped_tokens=preview.dropped_tokens,
             trimming=preview.trimming,
