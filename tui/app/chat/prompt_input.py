@@ -36,6 +36,12 @@ class PromptInput(TextArea):
         prompt_input: PromptInput
         text: str
 
+    @dataclass
+    class HeightChanged(Message):
+        """The prompt grew or shrank (a line more or fewer): what sits above it follows."""
+
+        height: int
+
     def __init__(self, history: list[str] | None = None, **kwargs: object) -> None:
         super().__init__(
             soft_wrap=True,
@@ -51,6 +57,7 @@ class PromptInput(TextArea):
         self.on_submit: Callable[[str], None] | None = None
         self._recall_index: int | None = None  # position in history while recalling
         self._draft = ""  # what was typed before recalling started
+        self._height = 0  # the outer height last said (HeightChanged)
 
     def action_submit(self) -> None:
         # An empty Enter is still passed on: after loading a conversation that ends with an
@@ -78,6 +85,12 @@ class PromptInput(TextArea):
             event.stop()
             event.prevent_default()
             self.action_submit()
+
+    def on_resize(self, event: events.Resize) -> None:
+        height = self.outer_size.height
+        if height != self._height:
+            self._height = height
+            self.post_message(self.HeightChanged(height))
 
     def action_newline(self) -> None:
         self.insert("\n")

@@ -58,6 +58,7 @@ if TYPE_CHECKING:
 
 NARROW_WIDTH = 100  # below this many columns the side panel starts collapsed
 PANEL_KEY = "f10"  # the footer's key for the hidden panel
+FOOTER_ROWS = 1
 PREVIEW_DEBOUNCE_S = 0.15
 
 
@@ -204,6 +205,12 @@ class ChatScreen(RenderScreen):
         self._show_switches()
         self._show_preview()
         panel.refresh_history()
+
+    def on_prompt_input_height_changed(self, event: PromptInput.HeightChanged) -> None:
+        # Toasts stack above the prompt and the footer (app.tcss sets it for a one-line one).
+        rack = self.query_one_optional("ToastRack")  # Textual's own widget, by its CSS type
+        if rack is not None:
+            rack.styles.margin = (0, 0, event.height + FOOTER_ROWS, 0)
 
     # -- the trim preview ------------------------------------------------------------------
 
