@@ -12,12 +12,28 @@ of its text when the chunks plainly carry several.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from tui.engine.chat.reply_assembly import Reply
     from tui.engine.tokens.counter import TokenCounter
+
+
+class Reply(Protocol):
+    """What a reply assembled from its chunks (reply_assembly.Reply) tells the count."""
+
+    @property
+    def token_times(self) -> Sequence[float]: ...
+    @property
+    def completion_tokens_usage(self) -> int | None: ...
+    @property
+    def reasoning_parts(self) -> Sequence[str]: ...
+    @property
+    def counted_parts(self) -> Sequence[str]: ...
+    @property
+    def first_chunk_parts(self) -> int: ...
+
 
 # More tokens a chunk than this, by the local count: the chunks carry several each (a chunk's
 # text of one server token counts 1-2 tokens with another tokenizer).
