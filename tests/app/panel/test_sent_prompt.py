@@ -22,10 +22,16 @@ def record(**figures: object) -> RequestRecord:
 
 def test_the_best_count_of_the_prompt_sent() -> None:
     answered = {"ttfb_ms": 12.0, "prompt_tokens_estimated": 90, "tokens_after": 88}
-    assert sent_prompt(record(**answered, prompt_tokens_usage=95)) == SentPrompt(95, "usage", True)
-    assert sent_prompt(record(**answered, prompt_tokens_server=93)) == SentPrompt(
-        93, "server", True
+    assert sent_prompt(record(**answered, prompt_tokens_usage=91)) == SentPrompt(91, "usage", True)
+    # Usage wins, and where it contradicts what the app counted the gap is said.
+    assert sent_prompt(record(**answered, prompt_tokens_usage=60)) == SentPrompt(
+        60, "usage; counted ≈90", True
     )
+    templated = record(**answered, prompt_tokens_server=93, prompt_tokens_source="server")
+    assert sent_prompt(templated) == SentPrompt(93, "server", True)
+    # The server's count of the texts, its template's tokens the local recipe's: an estimate.
+    texts = record(**answered, prompt_tokens_server=93, prompt_tokens_source="server_text")
+    assert sent_prompt(texts) == SentPrompt(93, "server", False)
     assert sent_prompt(record(**answered)) == SentPrompt(90, "local", False)
     assert sent_prompt(record(ttfb_ms=12.0, tokens_after=88)) == SentPrompt(88, "local", False)
     assert sent_prompt(record(prompt_tokens_estimated=90)) is None  # never answered

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tui.engine.metrics.record import RequestRecord
+from tui.engine.tokens.server_counts import SERVER, usage_agrees
 
 
 @dataclass(frozen=True)
@@ -20,10 +21,16 @@ def sent_prompt(record: RequestRecord | None) -> SentPrompt | None:
     """The last request's prompt size (None: nothing was sent, or nothing counted it)."""
     if record is None:
         return None
-    if record.prompt_tokens_usage is not None:
-        return SentPrompt(record.prompt_tokens_usage, "usage", True)
-    if record.prompt_tokens_server is not None:
-        return SentPrompt(record.prompt_tokens_server, "server", True)
+    usage, server = record.prompt_tokens_usage, record.prompt_tokens_server
+    if usage is not None:
+        # Usage wins; where it contradicts what the app counted, the gap is said.
+        counted = server if server is not None else record.prompt_tokens_estimated
+        if usage_agrees(counted, usage) is False:
+            return SentPrompt(usage, f"usage; counted ≈{counted:,}", True)
+        return SentPrompt(usage, "usage", True)
+    if server is not None:
+        # Exact only as the server's count of the templated prompt (llama.cpp, vLLM).
+        return SentPrompt(server, "server", record.prompt_tokens_source == SERVER)
     if record.ttfb_ms is None:
         return None  # no answer at all: whether it arrived is not known
     counted = record.prompt_tokens_estimated
