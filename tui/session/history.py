@@ -199,17 +199,66 @@ class ChatHistory:
         if self.drafts is not None:
             self.drafts.close()
 
-    def chats(self) -> list[dict[str, Any]] | None:
-        """The saved chats of every kind (each says its `kind`), the last used first; None
-        (after a warning) when there is no history."""
+    def chats(
+        self, kinds: tuple[str, ...] | None = None, offset: int = 0, limit: int = -1
+    ) -> list[dict[str, Any]] | None:
+        """A page of the saved chats (of `kinds` only, when given), the last used first; None
+        (after a warning) when there is no history or it cannot be read."""
         if self.store is None:
             self._warn("history is not being saved, so there is no chat to open")
             return None
         try:
-            return self.store.chats()
+            return self.store.chats(kinds=kinds, offset=offset, limit=limit)
         except Exception as error:
             self._warn(f"history not readable: {error}")
             return None
+
+    def counts(self) -> dict[str, int]:
+        """How many chats of each kind are kept ({} when none can be read)."""
+        if self.store is None:
+            return {}
+        try:
+            return self.store.chat_counts()
+        except Exception:  # the list that follows says what is wrong
+            return {}
+
+    def search(self, text: str, kinds: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
+        """The chats whose title, model or messages hold every word of `text`, the last used
+        first ([] after a warning when the history cannot be read)."""
+        if self.store is None:
+            return []
+        try:
+            found: list[int] = []
+            for kind in kinds or (None,):
+                found += self.store.search_chats(text, kind)
+            return self.store.chats(ids=found) if found else []
+        except Exception as error:
+            self._warn(f"history not readable: {error}")
+            return []
+
+    def rename(self, chat_id: int, title: str) -> bool:
+        """A chat's title, the user's own; False (after a warning) when it could not be."""
+        if self.store is None:
+            return False
+        try:
+            return self.store.rename_chat(chat_id, title)
+        except Exception as error:
+            self._unsaved(f"history not saved: {error}")
+            return False
+
+    def delete(self, chat_id: int) -> bool:
+        """A chat and its messages gone (its records stay); False when it could not be. The
+        chat on screen, deleted, goes on as a conversation not saved yet."""
+        if self.store is None:
+            return False
+        try:
+            deleted = self.store.delete_chat(chat_id)
+        except Exception as error:
+            self._unsaved(f"history not saved: {error}")
+            return False
+        if deleted and self.state.chat_id == chat_id:
+            self.state.chat_id = None
+        return deleted
 
     def chat(self, chat_id: int) -> SavedChat | None:
         """A saved chat: its messages and every record of it."""

@@ -148,7 +148,7 @@ async def test_ctrl_g_opens_a_saved_chat_and_carries_on_in_it(
     app = make_app(demo.base_url, store=store)
     async with app.run_test(size=(130, 40)) as pilot:
         await wait_ready(pilot)
-        first = await send_and_wait(pilot, "the first chat, reply 10 tokens")
+        first = await send_and_wait(pilot, "the first chat, on walruses, reply 10 tokens")
         await pilot.press("ctrl+n")
         await send_and_wait(pilot, "the second chat, reply 10 tokens")
         second_chat = app.chat.state.chat_id
@@ -158,12 +158,15 @@ async def test_ctrl_g_opens_a_saved_chat_and_carries_on_in_it(
             lambda: isinstance(app.screen, ChatPicker) and app.screen.focused is not None,
             what="the chat picker, its filter focused",
         )
-        await pilot.press(*"first", "enter")
+        # Typed and Enter at once: the search over every message is answered first.
+        await pilot.press(*"walrus", "enter")
         await wait_for(
             pilot, lambda: app.chat.state.chat_id not in (None, second_chat), what="the first chat"
         )
         first_chat = app.chat.state.chat_id
-        assert app.chat.state.messages[0]["content"] == "the first chat, reply 10 tokens"
+        assert (
+            app.chat.state.messages[0]["content"] == "the first chat, on walruses, reply 10 tokens"
+        )
         # Its reply shows its model and figures again, as when it arrived.
         reply = app.query_one(ChatLog).replies()[-1]
         assert reply.border_title == f"assistant · {first.model}"

@@ -6,12 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from helpers.app_pilot import Host
+from helpers.chat_source import stored_chats
 from textual.app import App
 from textual.containers import Vertical
 from textual.widgets import OptionList
 
 from tui.app.screens.chat_picker import ChatPicker
-from tui.app.untrusted import shown_chats
 from tui.engine.metrics.record import RequestRecord
 from tui.engine.store.database import ASK_CHAT, Store
 
@@ -55,9 +55,8 @@ async def test_the_picker_lists_app_chats_last_used_first_with_date_and_endpoint
     tmp_path: Path,
 ) -> None:
     a, b, asks = _history(tmp_path / "h.sqlite3")
-    with Store(tmp_path / "h.sqlite3", read_only=True) as store:
-        chats = shown_chats(store.chats())
-    app = Host(ChatPicker(chats, current=b))
+    store = Store(tmp_path / "h.sqlite3")
+    app = Host(ChatPicker(stored_chats(store), current=b))
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         assert _ids(app) == [str(a), str(b)]
@@ -75,18 +74,18 @@ async def test_the_picker_lists_app_chats_last_used_first_with_date_and_endpoint
         assert _rows(app)[-1].splitlines()[1].endswith("ask run")
         assert "ctrl+g hides the 3 ask runs" in str(app.screen.query_one(Vertical).border_subtitle)
         await pilot.press(*"one-shot 1")
-        await pilot.pause()
+        await pilot.pause(0.4)  # the search runs once the typing pauses
         assert _ids(app) == [str(asks[1])]
         await pilot.press("ctrl+g")  # hidden again, the filter kept
-        await pilot.pause()
-        assert _ids(app) == []
+        await pilot.pause(0.4)
+        assert _ids(app) == [None] and "no chat holds that" in _rows(app)[0]
+    store.close()
 
 
 async def test_only_ask_runs_saved_says_how_to_see_them(tmp_path: Path) -> None:
-    with Store(tmp_path / "h.sqlite3") as store:
-        run = store.new_chat("one-shot", "m", kind=ASK_CHAT)
-        chats = shown_chats(store.chats())
-    app = Host(ChatPicker(chats))
+    store = Store(tmp_path / "h.sqlite3")
+    run = store.new_chat("one-shot", "m", kind=ASK_CHAT)
+    app = Host(ChatPicker(stored_chats(store)))
     async with app.run_test() as pilot:
         await pilot.pause()
         (row,) = _rows(app)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from helpers.app_pilot import Host
+from helpers.chat_source import ListedChats
 from textual.app import App
 from textual.widgets import Input, Label, OptionList, TextArea
 
@@ -170,16 +171,16 @@ CHATS = [  # as Store.chats() gives them: newest first
 
 
 async def test_chat_picker_starts_on_the_current_chat_and_filters_by_title_or_model() -> None:
-    app = Host(ChatPicker(CHATS, current=3))
+    app = Host(ChatPicker(ListedChats(CHATS), current=3))
     async with app.run_test() as pilot:
         await pilot.pause()
         assert _option_ids(app) == ["7", "3", "1"]
         assert app.screen.query_one(OptionList).highlighted == 1
         await pilot.press(*"PREFILL")
-        await pilot.pause()
+        await pilot.pause(0.4)  # the search runs once the typing pauses
         assert _option_ids(app) == ["7"]
         await pilot.press(*["backspace"] * 7, *"gpt-4o")
-        await pilot.pause()
+        await pilot.pause(0.4)
         assert _option_ids(app) == ["3", "1"]
         await pilot.press("down", "enter")
         await pilot.pause()
@@ -187,7 +188,7 @@ async def test_chat_picker_starts_on_the_current_chat_and_filters_by_title_or_mo
 
 
 async def test_chat_picker_shows_each_chat_on_two_short_lines_and_escape_cancels() -> None:
-    app = Host(ChatPicker(CHATS))
+    app = Host(ChatPicker(ListedChats(CHATS)))
     async with app.run_test() as pilot:
         await pilot.pause()
         options = app.screen.query_one(OptionList)
@@ -215,7 +216,7 @@ def test_when_says_the_day_and_the_time_or_the_date() -> None:
 async def test_a_picker_answers_once_however_fast_the_keys_come() -> None:
     """Enter typed twice before the picker is off the stack (the keys read in one go) must
     answer once: a second dismiss would pop the chat screen itself and end the app."""
-    app = Host(ChatPicker(CHATS, current=3))
+    app = Host(ChatPicker(ListedChats(CHATS), current=3))
     async with app.run_test() as pilot:
         await pilot.pause()
         picker = app.screen
@@ -228,7 +229,7 @@ async def test_a_picker_answers_once_however_fast_the_keys_come() -> None:
 
 
 async def test_an_answered_modal_never_closes_the_one_opened_after_it() -> None:
-    app = Host(ChatPicker(CHATS))
+    app = Host(ChatPicker(ListedChats(CHATS)))
     async with app.run_test() as pilot:
         await pilot.pause()
         picker = app.screen

@@ -40,7 +40,6 @@ from tui.app.render import RenderScreen
 from tui.app.untrusted import (
     saved_reply_notes,
     shown,
-    shown_chats,
     shown_host,
     shown_line,
     shown_messages,
@@ -384,14 +383,16 @@ class ChatScreen(RenderScreen):
 
     def action_open_chat(self) -> None:
         from tui.app.screens.chat_picker import ChatPicker
+        from tui.app.screens.saved_chats import SavedChats
 
-        chats = self.chat.history.chats()
-        if chats is None:
-            return
-        if not chats:
+        history = self.chat.history
+        if history.chats(limit=1) is None:
+            return  # not kept, or not readable: said already
+        if not history.counts():
             self.notify("no saved chats yet: a chat is saved when its first message is sent")
             return
-        self.app.push_screen(ChatPicker(shown_chats(chats), self.state.chat_id), self.open_chat)
+        picker = ChatPicker(SavedChats(history), self.state.chat_id)
+        self.app.push_screen(picker, self.open_chat)
 
     async def action_load_sample(self) -> None:
         if self.busy:

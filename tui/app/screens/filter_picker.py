@@ -114,6 +114,10 @@ class FilterPicker(ModalOnce[Choice | None], Generic[Choice]):
 
     @on(Input.Submitted, "#picker-filter")
     def _submit(self) -> None:
+        self.choose_highlighted()
+
+    def choose_highlighted(self) -> None:
+        """Enter in the filter: the highlighted option is the choice."""
         options = self.query_one(OptionList)
         if options.highlighted is not None:
             self._choose(options.get_option_at_index(options.highlighted).id)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import errno
 import json
+import re
 import sqlite3
 import stat
 import threading
@@ -43,6 +44,16 @@ RACE_CHAT = "race"
 CHAT_KINDS = (APP_CHAT, ASK_CHAT, RACE_CHAT)
 
 _SIDE_FILES = ("-wal", "-shm", "-journal")
+SEARCH_LIMIT = 200  # chats a search returns at most: a screenful and more
+
+
+def _search_words(text: str) -> list[str]:
+    """The words of a search as FTS5 reads them (letters and digits), none of its syntax."""
+    return re.findall(r"\w+", text)[:16]
+
+
+def _like_escaped(word: str) -> str:
+    return word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 class StoreError(Exception):
@@ -247,17 +258,14 @@ class Store:
                 (chat_id, lane),
             ).fetchone()
             cursor = db.execute(
-                "INSERT INTO messages (chat_id, lane, position, role, json)"
-                " VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO messages (chat_id, lane, position, role, json) VALUES (?, ?, ?, ?, ?)",
                 (chat_id, lane, position, str(message.get("role", "")), json.dumps(message)),
             )
             self._used(db, chat_id)
             db.execute("COMMIT")
             return int(cursor.lastrowid or 0)
 
-    def sync_messages(
-        self, chat_id: int, messages: list[dict[str, Any]], lane: int = 0
-    ) -> None:
+    def sync_messages(self, chat_id: int, messages: list[dict[str, Any]], lane: int = 0) -> None:
         """Make the chat's stored messages exactly `messages` (a retried reply, a changed
         system prompt): rows up to the first difference stay, the rest are rewritten. The
         replies a retry replaced are not lost: every request's record keeps its reply text."""
@@ -279,8 +287,7 @@ class Store:
                 )
             first = stored[same - 1][0] + 1 if same else 0
             db.executemany(
-                "INSERT INTO messages (chat_id, lane, position, role, json)"
-                " VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO messages (chat_id, lane, position, role, json) VALUES (?, ?, ?, ?, ?)",
                 [
                     (chat_id, lane, first + offset, str(message.get("role", "")), text)
                     for offset, (message, text) in enumerate(
@@ -348,13 +355,38 @@ class Store:
                 self._used(db, chat_id)
             db.execute("COMMIT")
 
+    def rename_chat(self, chat_id: int, title: str) -> bool:
+        """Give a chat a title of the user's; False when there is no such chat."""
+        with self._locked() as db:
+            cursor = db.execute("UPDATE chats SET title = ? WHERE id = ?", (title, chat_id))
+            return cursor.rowcount > 0
+
+    def delete_chat(self, chat_id: int) -> bool:
+        """Delete a chat and its messages; its requests' records stay, no longer linked to
+        it (the latency history is kept whole). False when there is no such chat."""
+        with self._locked() as db:
+            db.execute("BEGIN IMMEDIATE")
+            cursor = db.execute("DELETE FROM chats WHERE id = ?", (chat_id,))
+            db.execute("COMMIT")
+            return cursor.rowcount > 0
+
     # -- reads ---------------------------------------------------------------------------------
 
-    def chats(self, kind: str | None = None, limit: int = -1) -> list[dict[str, Any]]:
-        """The chats (of `kind` only, when given), the last used first, at most `limit` (-1:
-        all): id, title, kind, model and endpoint_host (those of its latest record: what it
-        went on with; the chat's first model and None before any record), created_at_epoch,
-        last_used_epoch, message_count."""
+    def chats(
+        self,
+        kind: str | None = None,
+        limit: int = -1,
+        *,
+        offset: int = 0,
+        kinds: tuple[str, ...] | None = None,
+        ids: list[int] | None = None,
+    ) -> list[dict[str, Any]]:
+        """The chats (of `kind` or `kinds` only, when given; these `ids` only), the last used
+        first, at most `limit` (-1: all) after `offset`: id, title, kind, model and
+        endpoint_host (those of its latest record: what it went on with; the chat's first
+        model and None before any record), created_at_epoch, last_used_epoch, message_count.
+        The page is chosen first and only its chats are looked into: a page of a long history
+        costs what a short history's does."""
         columns = self._chat_columns
         # A file not migrated yet (read-only): an app chat, last used at its latest record.
         kind_of = "c.kind" if "kind" in columns else f"'{APP_CHAT}'"
@@ -368,24 +400,76 @@ class Store:
             "(SELECT r.{} FROM records r WHERE r.chat_id = c.id"
             " ORDER BY r.started_at_epoch DESC, r.rowid DESC LIMIT 1)"
         )
+        wanted: list[str] = []
+        params: list[Any] = []
+        if kind is not None:
+            kinds = (kind,)
+        if kinds is not None:
+            wanted.append(f"{kind_of} IN ({', '.join('?' * len(kinds))})")
+            params += kinds
+        if ids is not None:
+            wanted.append(f"c.id IN ({', '.join('?' * len(ids))})")
+            params += ids
+        where = f" WHERE {' AND '.join(wanted)}" if wanted else ""
+        page = f"SELECT c.id FROM chats c{where} ORDER BY {used} DESC, c.id DESC LIMIT ? OFFSET ?"
         query = (
-            f"SELECT * FROM (SELECT c.id, c.title, {kind_of} AS kind,"
+            f"SELECT c.id, c.title, {kind_of},"
             f" COALESCE({latest.format('model')}, c.model), {latest.format('endpoint_host')},"
             f" c.created_at_epoch, {used} AS used,"
             " (SELECT COUNT(*) FROM messages m WHERE m.chat_id = c.id"
-            f"{' AND m.lane = 0' if self._lanes else ''}) FROM chats c)"
+            f"{' AND m.lane = 0' if self._lanes else ''})"
+            f" FROM chats c WHERE c.id IN ({page}) ORDER BY used DESC, c.id DESC"
         )
-        params: list[Any] = []
-        if kind is not None:
-            query += " WHERE kind = ?"
-            params.append(kind)
-        query += " ORDER BY used DESC, id DESC LIMIT ?"
-        params.append(limit)
         with self._locked() as db:
-            rows = db.execute(query, params).fetchall()
+            rows = db.execute(query, [*params, limit, offset]).fetchall()
         names = ("id", "title", "kind", "model", "endpoint_host", "created_at_epoch",
                  "last_used_epoch", "message_count")  # fmt: skip
         return [dict(zip(names, row, strict=True)) for row in rows]
+
+    def chat_counts(self) -> dict[str, int]:
+        """How many chats of each kind there are."""
+        kind_of = "kind" if "kind" in self._chat_columns else f"'{APP_CHAT}'"
+        with self._locked() as db:
+            rows = db.execute(f"SELECT {kind_of}, COUNT(*) FROM chats GROUP BY 1").fetchall()
+        return {str(kind): int(count) for kind, count in rows}
+
+    def search_chats(
+        self, text: str, kind: str | None = None, limit: int = SEARCH_LIMIT
+    ) -> list[int]:
+        """The chats whose title, model or any message holds every word of `text` (each word as
+        a prefix: what is typed so far), the last used first. At most `limit`: those whose
+        matching messages are the newest, read newest first until `limit` chats are found,
+        so a word in every message costs no more than a rare one."""
+        words = _search_words(text)
+        if not words:
+            return []
+        kind_clause = " AND c.kind = ?" if kind is not None else ""
+        kinds = [kind] if kind is not None else []
+        title = " AND ".join(
+            "(c.title LIKE ? ESCAPE '\\' OR c.model LIKE ? ESCAPE '\\')" for _ in words
+        )
+        likes = [like for word in words for like in [f"%{_like_escaped(word)}%"] * 2]
+        found: dict[int, float] = {}
+        with self._locked() as db:
+            for chat_id, used in db.execute(
+                f"SELECT c.id, c.last_used_epoch FROM chats c WHERE {title}{kind_clause}"
+                " ORDER BY c.last_used_epoch DESC LIMIT ?",
+                [*likes, *kinds, limit],
+            ):
+                found[chat_id] = used
+            cursor = db.execute(
+                "SELECT c.id, c.last_used_epoch FROM message_search s"
+                " JOIN messages m ON m.id = s.rowid JOIN chats c ON c.id = m.chat_id"
+                f" WHERE message_search MATCH ?{kind_clause} ORDER BY s.rowid DESC",
+                [" ".join(f'"{word}"*' for word in words), *kinds],
+            )
+            for chat_id, used in cursor:
+                found.setdefault(chat_id, used)
+                if len(found) >= limit:
+                    break
+            cursor.close()
+        ranked = sorted(found.items(), key=lambda item: (-item[1], -item[0]))
+        return [chat_id for chat_id, _ in ranked[:limit]]
 
     def messages(self, chat_id: int, lane: int = 0) -> list[dict[str, Any]]:
         """A chat's messages (a race's chat: one lane's, each target's conversation)."""

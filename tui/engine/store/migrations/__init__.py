@@ -11,6 +11,7 @@ from tui.engine.store.migrations import (
     v003_ttft_phases,
     v004_chat_kinds,
     v005_race_lanes,
+    v006_chat_search,
 )
 
 STEPS: tuple[tuple[str, ...], ...] = tuple(
@@ -21,6 +22,7 @@ STEPS: tuple[tuple[str, ...], ...] = tuple(
         v003_ttft_phases,
         v004_chat_kinds,
         v005_race_lanes,
+        v006_chat_search,
     )
 )
 SCHEMA_VERSION = len(STEPS)
