@@ -25,11 +25,46 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-WORDS = (
-    "latency prefill decode token prompt cache server client stream budget trim model reply "
-    "context window queue batch kernel memory bandwidth attention layer head vector request "
-    "network proxy gateway timeout retry buffer chunk socket thread loop frame render terminal"
-).split()
+WORDS = [
+    "latency",
+    "prefill",
+    "decode",
+    "token",
+    "prompt",
+    "cache",
+    "server",
+    "client",
+    "stream",
+    "budget",
+    "trim",
+    "model",
+    "reply",
+    "context",
+    "window",
+    "queue",
+    "batch",
+    "kernel",
+    "memory",
+    "bandwidth",
+    "attention",
+    "layer",
+    "head",
+    "vector",
+    "request",
+    "network",
+    "proxy",
+    "gateway",
+    "timeout",
+    "retry",
+    "buffer",
+    "chunk",
+    "socket",
+    "thread",
+    "loop",
+    "frame",
+    "render",
+    "terminal",
+]
 MODELS = ("gpt-4o-mini", "qwen2.5-7b-instruct", "llama-3.1-8b", "demo-cpu-small", "gemma-3-1b")
 HOSTS = ("api.openai.com", "127.0.0.1:8080", "openrouter.ai", "127.0.0.1:8000")
 BIG_CHAT_MESSAGES = 2_000
@@ -37,7 +72,24 @@ BIG_CHAT_MESSAGES = 2_000
 
 # Words of real text follow Zipf's law: a few everywhere, most rare. The vocabulary is the
 # technical words above and some thousands more made of syllables.
-_SYLLABLES = "ka lo mi ne ru sa ti vo pe da zu ri fo ga he ju".split()
+_SYLLABLES = [
+    "ka",
+    "lo",
+    "mi",
+    "ne",
+    "ru",
+    "sa",
+    "ti",
+    "vo",
+    "pe",
+    "da",
+    "zu",
+    "ri",
+    "fo",
+    "ga",
+    "he",
+    "ju",
+]
 VOCABULARY = WORDS + [a + b + c for a in _SYLLABLES for b in _SYLLABLES for c in _SYLLABLES]
 _WEIGHTS = list(itertools.accumulate(1 / rank for rank in range(1, len(VOCABULARY) + 1)))
 
@@ -96,9 +148,25 @@ def generate(path: Path, chats: int, messages_per_chat: int, records: int, seed:
         record.target_met = record.ttft_ms is not None and record.ttft_ms <= 500
         data = record.to_dict()
         record_rows.append(
-            (record.id, rng.randint(1, chats), record.started_at_epoch, record.model,
-             record.endpoint_host, "ok", None, 1, 0, 1, record.ttft_ms, record.total_ms,
-             record.tpot_ms, record.output_tokens, None, json.dumps(data), "")  # fmt: skip
+            (
+                record.id,
+                rng.randint(1, chats),
+                record.started_at_epoch,
+                record.model,
+                record.endpoint_host,
+                "ok",
+                None,
+                1,
+                0,
+                1,
+                record.ttft_ms,
+                record.total_ms,
+                record.tpot_ms,
+                record.output_tokens,
+                None,
+                json.dumps(data),
+                "",
+            )
         )
     db.executemany(
         "INSERT INTO records (id, chat_id, started_at_epoch, model, endpoint_host, status,"
