@@ -207,8 +207,11 @@ def main() -> int:
     started = time.perf_counter()
     big = generate(path, args.chats, args.messages, args.records)
     size = path.stat().st_size / 1e6
-    print(f"generated {args.chats:,} chats, {args.chats * args.messages:,} messages, "
-          f"{args.records:,} records: {size:,.0f} MB in {time.perf_counter() - started:.0f} s")  # fmt: skip
+    took = time.perf_counter() - started
+    print(
+        f"generated {args.chats:,} chats, {args.chats * args.messages:,} messages, "
+        f"{args.records:,} records: {size:,.0f} MB in {took:.0f} s"
+    )
     print(f"load average {os.getloadavg()[0]:.2f}")
     from benchmarks.history_scale_reads import READS
 
