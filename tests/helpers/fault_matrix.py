@@ -27,6 +27,7 @@ from helpers.fault_server import (
     HEALTHY_REPLY,
     HOSTILE,
     LONG_LINE,
+    NOT_UTF8_WORD,
     PARTIAL,
     FaultServer,
 )
@@ -92,6 +93,9 @@ CASES: tuple[FaultCase, ...] = (
     FaultCase("escape sequences in the reply", "esc-reply", HOSTILE),
     FaultCase("escape sequences in an error body (HTTP 500)", "esc-error"),
     FaultCase("escape sequences in the model id", "esc-model", "".join(HEALTHY_REPLY)),
+    FaultCase("a byte that is not UTF-8", "not-utf8", PARTIAL_TEXT + NOT_UTF8_WORD),
+    FaultCase("a gzip body cut before its end", "gzip-cut", PARTIAL_TEXT),
+    FaultCase("a gzip bomb (80 KB that expand to 80 MiB)", "gzip-bomb"),
 )
 
 

@@ -13,8 +13,10 @@ model ids, a 200 stream that ends cleanly without an event, very long lines, a r
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import threading
+import zlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -201,6 +203,37 @@ async def esc_model(reader: asyncio.StreamReader, writer: Writer) -> bool:
     return True
 
 
+NOT_UTF8_WORD = "caf\ufffd "  # the word `not-utf8` sends with a Latin-1 byte, as shown
+
+
+async def not_utf8(reader: asyncio.StreamReader, writer: Writer) -> bool:
+    bad = _chunk("cafX ").replace(b'"cafX ', b'"caf\xe9 ')
+    await _stream(writer, [_chunk(), *(_chunk(t) for t in PARTIAL), bad, *_reply([])[2:]])
+    return True
+
+
+async def gzip_cut(reader: asyncio.StreamReader, writer: Writer) -> bool:
+    """Whole events, gzip-compressed and flushed, then a clean end of the chunked body: the
+    gzip stream itself never ends."""
+    packer = zlib.compressobj(wbits=zlib.MAX_WBITS | 16)
+    events = b"".join([_chunk(), *(_chunk(t) for t in PARTIAL)])
+    data = packer.compress(events) + packer.flush(zlib.Z_SYNC_FLUSH)
+    writer.write(_head("200 OK", "text/event-stream", ("Content-Encoding: gzip",)))
+    writer.write(_framed(data) + b"0\r\n\r\n")
+    await writer.drain()
+    return True
+
+
+GZIP_BOMB = gzip.compress(b"\n" * (80 << 20), compresslevel=9)  # ~80 KB that expand to 80 MiB
+
+
+async def gzip_bomb(reader: asyncio.StreamReader, writer: Writer) -> bool:
+    extra = ("Content-Encoding: gzip",)
+    writer.write(_head("200 OK", "text/event-stream", extra, len(GZIP_BOMB)) + GZIP_BOMB)
+    await writer.drain()
+    return False
+
+
 FAULTS: dict[str, Play] = {
     "stall": stall,
     "drop-mid": drop_mid,
@@ -225,6 +258,9 @@ FAULTS: dict[str, Play] = {
     "esc-error": _status("500 Internal Server Error", f"boom {HOSTILE}", "internal_error"),
     "esc-model": esc_model,
     "numbered": numbered,
+    "not-utf8": not_utf8,
+    "gzip-cut": gzip_cut,
+    "gzip-bomb": gzip_bomb,
 }
 
 

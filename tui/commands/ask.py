@@ -397,6 +397,8 @@ def run(args: argparse.Namespace, config: Config) -> int:
             print(summary_line(record, color=_color_allowed(sys.stderr)), file=sys.stderr)
             if record.buffered:
                 warning(buffered_message())
+            for notice in record.notices:
+                print(f"firsttoken: note: {notice}", file=sys.stderr)
     except OSError:
         if stopped.signal is None:
             raise

@@ -207,6 +207,7 @@ def json_payload(
         "pauses": record.pauses if record.streamed and record.ttft_ms is not None else None,
         "longest_gap_ms": record.longest_gap_ms,
         "buffered": record.buffered,
+        "notices": list(record.notices),
     }
 
 

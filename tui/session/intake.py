@@ -5,8 +5,8 @@ the shown text on: inert (every control character a visible stand-in, tui/engine
 unless the surface asked for the raw text (`ask --raw`). A list append and one C-level search
 per delta: no widget call, no SQLite, no join of the whole reply.
 
-The kept text is compacted every COMPACT_EVERY deltas into one string, so a long reply costs
-about its own size in memory rather than one small string object per delta.
+The kept text is joined a thousand deltas at a time (tui/engine/text/joined.py), so a long
+reply costs about its own size in memory rather than one small string object per delta.
 """
 
 from __future__ import annotations
@@ -14,32 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tui.engine.text.inert import InertStream
-
-COMPACT_EVERY = 1024
-
-
-class _Kept:
-    """Text kept as compacted chunks plus the deltas since; readable from another thread: the
-    pair is replaced whole on compaction, never changed in place except by an append."""
-
-    __slots__ = ("_pair",)
-
-    def __init__(self) -> None:
-        self._pair: tuple[list[str], list[str]] = ([], [])
-
-    def add(self, text: str) -> None:
-        chunks, recent = self._pair
-        recent.append(text)
-        if len(recent) >= COMPACT_EVERY:
-            self._pair = ([*chunks, "".join(recent)], [])
-
-    def text(self) -> str:
-        chunks, recent = self._pair
-        return "".join(chunks) + "".join(recent[:])
-
-    def __bool__(self) -> bool:
-        chunks, recent = self._pair
-        return bool(chunks or recent)
+from tui.engine.text.joined import JoinedText
 
 
 def _nothing(_text: str) -> None:
@@ -56,8 +31,8 @@ class ReplyIntake:
         *,
         raw: bool = False,
     ) -> None:
-        self._answer = _Kept()
-        self._thinking = _Kept()
+        self._answer = JoinedText()
+        self._thinking = JoinedText()
         self.show = show
         self.show_reasoning = show_reasoning
         self._inert = None if raw else InertStream()

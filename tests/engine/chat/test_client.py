@@ -235,5 +235,5 @@ def test_what_counts_as_the_first_token() -> None:
     assert events[1].kind == "tool_call" and events[1].text == "f{"
     assert reply.first_answer_at == 3.0
     assert [type(e) for e in reply.on_chunk(content, 4.0, True)] == [Delta]
-    assert reply.text == "hi" and reply.token_times == [2.0, 3.0, 4.0]
+    assert reply.text == "hi" and list(reply.token_times) == [2.0, 3.0, 4.0]
     assert reply.reasoning == "thinking"

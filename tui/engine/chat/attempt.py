@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 from tui.engine.chat.stream_body import read_events
@@ -40,6 +41,11 @@ PAUSED = 5  # (PAUSED, since, at)         no chunk since `since` for chunk_timeo
 DRAIN_S = 0.1
 # An error answer's body is read up to this much for its message; the rest is not needed.
 ERROR_BODY_LIMIT = 64 * 1024
+# Chunks parsed but not yet taken by the consumer: past BACKLOG_MAX the socket is no longer
+# read until the backlog is down to BACKLOG_RESUME, so a server that sends faster than the
+# reply can be shown costs bounded memory (the kernel's buffers and TCP hold the rest).
+BACKLOG_MAX = 512
+BACKLOG_RESUME = 128
 
 perf_counter = time.perf_counter
 
@@ -79,18 +85,21 @@ def has_token(chunk: dict[str, Any]) -> bool:
     return bool(content or reasoning or tool_calls)
 
 
-def parse_object(data: bytes) -> dict[str, Any]:
+def parse_object(data: bytes, on_replaced: Callable[[], None] | None = None) -> dict[str, Any]:
     """One SSE event's data (or a whole body) as a dict.
 
-    Not JSON, or JSON that is not an object: `json.JSONDecodeError` (classified as bad_json).
-    An `{"error": ...}` object: ServerReportedError with its message.
+    Bytes that are not UTF-8 are replaced (U+FFFD), as the SDK decodes them, and `on_replaced`
+    is told. Not JSON, or JSON that is not an object: `json.JSONDecodeError` (classified as
+    bad_json). An `{"error": ...}` object: ServerReportedError with its message.
     """
     try:
         parsed = json.loads(data)
     except json.JSONDecodeError:
         raise
-    except ValueError as error:  # bytes that are not UTF-8
-        raise json.JSONDecodeError(str(error), data.decode(errors="replace"), 0) from None
+    except UnicodeDecodeError:
+        parsed = json.loads(data.decode("utf-8", "replace"))
+        if on_replaced is not None:
+            on_replaced()
     if not isinstance(parsed, dict):
         raise json.JSONDecodeError("not a JSON object", data.decode(errors="replace"), 0)
     reported = parsed.get("error")
@@ -142,6 +151,10 @@ class Attempt:
         self._ended = False
         self._done = False  # [DONE] arrived: whatever ends the attempt now, the reply is whole
         self._seen_token = False  # the chunk clock (chunk_timeout_s) has started
+        self._exchange: Exchange | None = None
+        self.held_back = False  # reading paused: the consumer is BACKLOG_MAX chunks behind
+        self.hold_backs = 0  # how many times that happened
+        self.replaced = 0  # events with bytes that were not UTF-8 (replaced, the reply read on)
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run())
@@ -175,6 +188,15 @@ class Attempt:
         # cancellation of the caller propagate.
         await asyncio.wait((task,))
 
+    def catch_up(self) -> None:
+        """The consumer took a chunk while reading was paused: read on once it has caught up."""
+        if self._queue.qsize() > BACKLOG_RESUME or self._exchange is None:
+            return
+        self.held_back = False
+        self._exchange.hold_back(False)
+        if self._seen_token:  # the time the reading was paused was not the server's gap
+            self._deadline = max(self._deadline, perf_counter() + self._chunk_timeout_s)
+
     def _rearm(self, deadline: float, reason: str) -> None:
         """Replace the timer (a deadline that moves later only needs `self._deadline`)."""
         if self._timer is not None:
@@ -187,6 +209,9 @@ class Attempt:
 
     def _on_timer(self) -> None:
         self._timer = None
+        if self.held_back and self._deadline_reason in ("paused", "stalled"):
+            # The gap is the consumer's (reading is paused), not the server's.
+            self._deadline = perf_counter() + self._chunk_timeout_s
         remaining = self._deadline - perf_counter()
         if remaining > 0.0005:  # the deadline moved while we slept: sleep again
             loop = asyncio.get_running_loop()
@@ -207,7 +232,7 @@ class Attempt:
         self._rearm(started + self._timeout_s, "timeout")
         put((STARTED, started))
         try:
-            exchange = await self._http.open(self._request, self.stamps)
+            exchange = self._exchange = await self._http.open(self._request, self.stamps)
             self.reused = exchange.reused
             if exchange.status >= 300:
                 text, _ = await exchange.read(ERROR_BODY_LIMIT)
@@ -220,7 +245,7 @@ class Attempt:
                 await read_events(exchange, self._take_event)
             else:
                 body, at = await exchange.read()
-                put((CHUNK, parse_object(body), at))
+                put((CHUNK, parse_object(body, self._on_replaced), at))
             self._end("eof", None)
         except asyncio.CancelledError:
             self._end("eof" if self._done else (self.abort_reason or "cancelled"), None)
@@ -233,8 +258,12 @@ class Attempt:
             if self._timer is not None:
                 self._timer.cancel()
                 self._timer = None
+            self._exchange = None
             if exchange is not None:
                 exchange.close()
+
+    def _on_replaced(self) -> None:
+        self.replaced += 1
 
     def _take_event(self, event: bytes, at: float) -> bool:
         """One event's data into the queue; True at `data: [DONE]` (take no more)."""
@@ -248,8 +277,13 @@ class Attempt:
             self._queue.put_nowait((DONE, at))
             self._rearm(at + DRAIN_S, "drained")  # the abort lands in _run as an eof
             return True
-        chunk = parse_object(event)
-        self._queue.put_nowait((CHUNK, chunk, at))
+        chunk = parse_object(event, self._on_replaced)
+        queue = self._queue
+        queue.put_nowait((CHUNK, chunk, at))
+        if queue.qsize() > BACKLOG_MAX and not self.held_back and self._exchange is not None:
+            self.held_back = True
+            self.hold_backs += 1
+            self._exchange.hold_back(True)
         if self._seen_token:
             if self._deadline_reason == self._gap_reason:
                 self._deadline = at + self._chunk_timeout_s

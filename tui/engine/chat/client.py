@@ -56,7 +56,7 @@ from tui.engine.metrics.record import (
     RequestStatus,
     Thresholds,
 )
-from tui.engine.text.redact import redact_text, url_secrets
+from tui.engine.text.redact import is_secret_param, redact_text, url_secrets
 
 if TYPE_CHECKING:
     from tui.engine.chat.request import ChatRequest
@@ -116,6 +116,51 @@ def _auth_headers(
     return []
 
 
+def _shortened(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def sent_credentials(headers: Sequence[tuple[str, str]]) -> tuple[str, ...]:
+    """The secrets in request headers, as sent and decoded: an Authorization header's token
+    (for Basic, its base64 and the user:password it encodes), and the value of any header whose
+    name says it carries a key or token."""
+    found: list[str] = []
+    for name, value in headers:
+        lowered = name.lower()
+        if lowered not in ("authorization", "proxy-authorization") and not is_secret_param(lowered):
+            continue
+        scheme, _, token = value.partition(" ")
+        if not token:
+            found.append(value)
+            continue
+        found.append(token)
+        if scheme.lower() == "basic":
+            try:
+                pair = base64.b64decode(token, validate=True).decode("utf-8")
+            except ValueError:
+                continue
+            user, _, password = pair.partition(":")
+            found.extend((pair, password) if password else (pair, user))
+            found.append(base64.urlsafe_b64encode(pair.encode()).decode("ascii"))
+    return tuple(secret for secret in found if len(secret) >= 4)
+
+
+def attempt_notices(attempt: Attempt) -> list[str]:
+    """What the answering attempt worked around, one line each (the record's `notices`)."""
+    notices = []
+    if attempt.replaced:
+        notices.append(
+            f"{attempt.replaced:,} chunk(s) held bytes that are not UTF-8: shown as U+FFFD, "
+            "the reply read on"
+        )
+    if attempt.hold_backs:
+        notices.append(
+            "the reply came faster than it could be shown: reading paused "
+            f"{attempt.hold_backs:,} time(s), so later token times are when they were read"
+        )
+    return notices
+
+
 def _shown_endpoint(base_url: str) -> str:
     """The base URL without user info or query: what a message or a file may hold."""
     try:
@@ -160,7 +205,7 @@ class ChatClient:
         self.base_url = base_url.rstrip("/")
         self._api_key = api_key
         # What no message may show: the key, and the URL's own credentials and secret params.
-        self._secrets = tuple(
+        self._secrets: tuple[str, ...] = tuple(
             secret for secret in (api_key, *url_secrets(base_url)) if secret and len(secret) >= 4
         )
         self.timeout_s = float(timeout_s)
@@ -206,6 +251,10 @@ class ChatClient:
             extra,
         )
         self._models_headers = _merged([*common, ("Accept", "application/json")], extra)
+        # Every credential the client itself sends, in each form it sends it, is masked in
+        # whatever a server echoes back (an error body quoting the request's headers).
+        sent = sent_credentials(self._stream_headers)
+        self._secrets = tuple(dict.fromkeys((*self._secrets, *sent)))
         self._prepared_on: asyncio.AbstractEventLoop | None = None
 
     async def aclose(self) -> None:
@@ -292,14 +341,14 @@ class ChatClient:
             kind = "not_found" if error.status == 404 else "bad_request"
             if error.status >= 500:
                 kind = "server"
-            text = redact_text(" ".join(error.text.split())[:160], self._secrets)
+            text = _shortened(redact_text(" ".join(error.text.split()), self._secrets), 160)
             raise ClientError(
                 ClassifiedError(kind, f"HTTP {error.status} from {shown}: {text}")
             ) from None
         except json.JSONDecodeError:
             raise ClientError(client_errors.bad_json_error(shown)) from None
         except Exception as error:  # one line, never a traceback
-            classified = client_errors.classify(error, shown, self._api_key)
+            classified = client_errors.classify(error, shown, self._api_key, secrets=self._secrets)
             raise ClientError(self._scrub(classified)) from None
 
     async def _post_json(self, url: str, payload: dict[str, Any]) -> dict[str, Any]:
@@ -317,7 +366,9 @@ class ChatClient:
         self, error: BaseException, path: str = "chat/completions", fit: PromptFit | None = None
     ) -> ClassifiedError:
         url = join_url(self.endpoint, path)
-        classified = client_errors.classify(error, url, self._api_key, fit=fit)
+        classified = client_errors.classify(
+            error, url, self._api_key, fit=fit, secrets=self._secrets
+        )
         return self._scrub(classified)
 
     def _scrub(self, classified: ClassifiedError) -> ClassifiedError:
@@ -401,6 +452,8 @@ class ChatClient:
                 opened = broke_off = False
                 while True:
                     item = await queue.get()
+                    if attempt.held_back:
+                        attempt.catch_up()
                     tag = item[0]
                     if tag == CHUNK:
                         for event in reply.on_chunk(item[1], item[2], request.stream):
@@ -423,7 +476,7 @@ class ChatClient:
                 failure = None
                 if outcome == "error" and error is not None:
                     failure = self._classify(error, fit=fit)
-                    if opened and failure.kind in ("connection", "dns"):
+                    if opened and failure.kind in ("connection", "dns", "bad_body"):
                         # The stream was open and broke off (e.g. an incomplete chunked body, or
                         # llama.cpp's empty answer to an over-long prompt): an early end, not a
                         # failed connection, and not worth retrying.
@@ -471,6 +524,8 @@ class ChatClient:
 
             finished_at = perf_counter()
             record.adjustments = list(adjustments)
+            if attempt is not None:
+                record.notices = attempt_notices(attempt)
             trace = None
             if attempt is not None and attempt.started_at is not None:
                 trace = AttemptTrace(attempt.started_at, tuple(attempt.stamps), attempt.reused)

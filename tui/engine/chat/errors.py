@@ -19,11 +19,12 @@ from tui.engine.http.errors import (
     CLOSED,
     PROXY,
     RESET,
+    BodyRefused,
     ConnectionFailed,
     ServerReportedError,
     StatusError,
 )
-from tui.engine.text.redact import mask_secret, mask_url
+from tui.engine.text.redact import mask_secret, mask_url, redact_text
 
 # Longest Retry-After we honour before retrying; a server asking for minutes is better reported.
 RETRY_AFTER_CAP_S = 20.0
@@ -32,7 +33,8 @@ RETRY_AFTER_CAP_S = 20.0
 @dataclass(frozen=True, slots=True)
 class ClassifiedError:
     kind: str  # not_found, auth, rate_limited, server, connection, dns, timeout, context_length,
-    #            bad_request, bad_json, empty_stream, ended_early, stalled, unexpected
+    #            bad_request, bad_json, bad_body, empty_stream, ended_early, stalled,
+    #            unexpected
     message: str  # one line, with a hint
     retryable: bool = False
     retry_after_s: float | None = None
@@ -312,14 +314,36 @@ def proxy_error(error: ConnectionFailed) -> ClassifiedError:
 
 
 def classify(
-    error: BaseException, url: str, api_key: str | None, *, fit: PromptFit | None = None
+    error: BaseException,
+    url: str,
+    api_key: str | None,
+    *,
+    fit: PromptFit | None = None,
+    secrets: tuple[str, ...] = (),
 ) -> ClassifiedError:
     """Any exception from one request attempt -> kind + one line (never a traceback).
-    `fit`: what was sent (context_overflow.prompt_fit), for a context overflow's hint."""
+    `fit`: what was sent (context_overflow.prompt_fit), for a context overflow's hint.
+    `secrets`: what the client sent that no message may show; the server's words are masked
+    before they are shortened, so a cut never leaves part of a secret."""
     if isinstance(error, StatusError):
+        if secrets:
+            masked = StatusError(
+                error.status, error.reason, error.headers, redact_text(error.text, secrets)
+            )
+            return classify_status(masked, url, api_key, fit)
         return classify_status(error, url, api_key, fit)
+    if isinstance(error, ServerReportedError) and secrets:
+        error = ServerReportedError(redact_text(error.message, secrets), None)
+    elif secrets and not isinstance(error, (json.JSONDecodeError, ConnectionFailed, OSError)):
+        error = RuntimeError(redact_text(str(error), secrets))
     if isinstance(error, json.JSONDecodeError):
         return bad_json_error(url)
+    if isinstance(error, BodyRefused):
+        return ClassifiedError(
+            "bad_body",
+            f"the answer from {host_port(url)} could not be read: {_one_line(error.detail, 120)}"
+            "; the server (or a proxy between) sent a broken body",
+        )
     if isinstance(error, ConnectionFailed):
         if error.cause == PROXY:
             return proxy_error(error)

@@ -28,11 +28,10 @@ class Reply(Protocol):
     @property
     def completion_tokens_usage(self) -> int | None: ...
     @property
-    def reasoning_parts(self) -> Sequence[str]: ...
+    def has_reasoning(self) -> bool: ...
     @property
-    def counted_parts(self) -> Sequence[str]: ...
-    @property
-    def first_chunk_parts(self) -> int: ...
+    def first_chunk_counted(self) -> str: ...
+    def counted_texts(self) -> tuple[str, ...]: ...
 
 
 # More tokens a chunk than this, by the local count: the chunks carry several each (a chunk's
@@ -55,13 +54,13 @@ def output_count(
     chunks = len(reply.token_times)
     usage = reply.completion_tokens_usage
     if usage is not None:
-        hidden = (reasoning_tokens or 0) if not reply.reasoning_parts else 0
+        hidden = (reasoning_tokens or 0) if not reply.has_reasoning else 0
         return OutputCount(usage, "usage", usage - hidden - 1)
     if not chunks:
         return None
     if counter is not None:
-        counted = counter.count_text("".join(reply.counted_parts))
+        counted = sum(counter.count_text(text) for text in reply.counted_texts() if text)
         if counted > SEVERAL_TOKENS_A_CHUNK * chunks:
-            first = counter.count_text("".join(reply.counted_parts[: reply.first_chunk_parts]))
+            first = counter.count_text(reply.first_chunk_counted)
             return OutputCount(counted, "counted", counted - first)
     return OutputCount(chunks, "counted", chunks - 1)

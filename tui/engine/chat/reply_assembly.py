@@ -11,6 +11,7 @@ chunk.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -41,6 +42,7 @@ from tui.engine.metrics.record import (
 )
 from tui.engine.metrics.request_classes import classify_request
 from tui.engine.metrics.server_report import ServerReport
+from tui.engine.text.joined import JoinedText
 
 if TYPE_CHECKING:
     from tui.engine.chat.request import ChatRequest
@@ -56,16 +58,16 @@ class Reply:
     """What the chunks of one request add up to."""
 
     def __init__(self) -> None:
-        self.parts: list[str] = []  # content only: the reply text
-        self.reasoning_parts: list[str] = []  # the model's thinking, never part of the reply
-        self.counted_parts: list[str] = []  # content + reasoning + tool arguments: local count
+        self._text = JoinedText()  # content only: the reply text
+        self._reasoning = JoinedText()  # the model's thinking, never part of the reply
+        self._counted = JoinedText()  # reasoning + tool arguments: counted with the text
         self.first_byte_at: float | None = None
         self.first_token_at: float | None = None
         self.first_answer_at: float | None = None  # first content or tool-call token
         self.server = ServerReport()
         self.last_token_at: float | None = None
-        self.token_times: list[float] = []
-        self.first_chunk_parts = 0  # counted_parts of the first token's chunk (output_count.py)
+        self.token_times = array("d")  # 8 bytes a token, however long the reply
+        self.first_chunk_counted = ""  # what the first token's chunk added to the local count
         self.finish_reason: str | None = None
         self.done = False  # `data: [DONE]` arrived
         self.broken_by: str | None = None  # what was wrong with a body that broke off
@@ -75,11 +77,19 @@ class Reply:
 
     @property
     def text(self) -> str:
-        return "".join(self.parts)
+        return self._text.text()
 
     @property
     def reasoning(self) -> str:
-        return "".join(self.reasoning_parts)
+        return self._reasoning.text()
+
+    @property
+    def has_reasoning(self) -> bool:
+        return bool(self._reasoning)
+
+    def counted_texts(self) -> tuple[str, str]:
+        """What the local count counts: the reply text, and the reasoning and tool arguments."""
+        return self.text, self._counted.text()
 
     def on_pause(self, since: float, at: float) -> Paused:
         """No token since `since` for chunk_timeout_ms (the attempt's watchdog saw it at `at`)."""
@@ -124,8 +134,8 @@ class Reply:
         self.last_token_at = at
         self.token_times.append(at)
         if reasoning:
-            self.reasoning_parts.append(reasoning)
-            self.counted_parts.append(reasoning)
+            self._reasoning.add(reasoning)
+            self._counted.add(reasoning)
             events.append(Delta(reasoning, at, "reasoning"))
         if self.first_answer_at is None and (content or tool_calls):
             self.first_answer_at = at
@@ -138,14 +148,13 @@ class Reply:
                 fragment = (name if isinstance(name, str) else "") + (
                     arguments if isinstance(arguments, str) else ""
                 )
-            self.counted_parts.append(fragment)
+            self._counted.add(fragment)
             events.append(Delta(fragment, at, "tool_call", new_chunk=not (reasoning or i)))
         if content:
-            self.parts.append(content)
-            self.counted_parts.append(content)
+            self._text.add(content)
             events.append(Delta(content, at, "content", new_chunk=not (reasoning or tool_calls)))
         if len(self.token_times) == 1:
-            self.first_chunk_parts = len(self.counted_parts)
+            self.first_chunk_counted = self._counted.text() + self._text.text()
 
 
 def new_record(

@@ -161,9 +161,9 @@ class ContentDecoder:
         self._steps: list[_Inflate] = []
         for coding in reversed(codings):
             if coding in ("gzip", "x-gzip"):
-                self._steps.append(_Inflate(zlib.MAX_WBITS | 16))
+                self._steps.append(_Inflate("gzip", zlib.MAX_WBITS | 16))
             elif coding == "deflate":
-                self._steps.append(_Inflate(zlib.MAX_WBITS, raw_fallback=True))
+                self._steps.append(_Inflate("deflate", zlib.MAX_WBITS, raw_fallback=True))
             elif coding != "identity":
                 raise BodyRefused(
                     where, f"a body in {coding[:20]!r} coding, which was not asked for"
@@ -182,45 +182,69 @@ class ContentDecoder:
                 self._where, f"a compressed body that does not decode ({error})"
             ) from None
         except OverflowError:
-            raise BodyRefused(
-                self._where, f"a compressed body over {MAX_DECODED_BODY >> 20} MiB decoded"
-            ) from None
+            raise BodyRefused(self._where, _OVERSIZED) from None
         return data
 
     def flush(self) -> bytes:
+        """What is left once the body has ended; BodyRefused when a compressed stream stopped
+        before its own end (the body was cut: what came is not the whole of it)."""
         data = b""
+        try:
+            for step in self._steps:
+                data = step.decode(data) + step.finish()
+        except zlib.error as error:
+            raise BodyRefused(
+                self._where, f"a compressed body that does not decode ({error})"
+            ) from None
+        except OverflowError:
+            raise BodyRefused(self._where, _OVERSIZED) from None
         for step in self._steps:
-            data = step.decode(data) + step.flush()
+            if not step.ended:
+                raise BodyRefused(self._where, f"a {step.name} body cut off before its end")
         return data
 
 
-class _Inflate:
-    """One zlib stream; deflate may come raw (without the zlib header), as some servers send it."""
+_OVERSIZED = f"a compressed body that expands past {MAX_DECODED_BODY >> 20} MiB"
 
-    def __init__(self, wbits: int, raw_fallback: bool = False) -> None:
+
+class _Inflate:
+    """One zlib stream; deflate may come raw (without the zlib header), as some servers send it.
+    Never expands past MAX_DECODED_BODY, not even inside one call (a small bomb)."""
+
+    def __init__(self, name: str, wbits: int, raw_fallback: bool = False) -> None:
+        self.name = name
         self._object = zlib.decompressobj(wbits)
         self._raw_fallback = raw_fallback
         self._started = False
         self._out = 0
 
+    @property
+    def ended(self) -> bool:
+        return self._object.eof or not self._started
+
     def decode(self, data: bytes) -> bytes:
         if not data:
             return b""
+        room = MAX_DECODED_BODY - self._out + 1
         try:
-            out = self._object.decompress(data)
+            out = self._object.decompress(data, room)
         except zlib.error:
             if not self._raw_fallback or self._started:
                 raise
             self._object = zlib.decompressobj(-zlib.MAX_WBITS)
-            out = self._object.decompress(data)
+            out = self._object.decompress(data, room)
         self._started = True
+        self._out += len(out)
+        if self._out > MAX_DECODED_BODY or self._object.unconsumed_tail:
+            raise OverflowError
+        return out
+
+    def finish(self) -> bytes:
+        out = self._object.flush()
         self._out += len(out)
         if self._out > MAX_DECODED_BODY:
             raise OverflowError
         return out
-
-    def flush(self) -> bytes:
-        return self._object.flush()
 
 
 def content_decoder(head: ResponseHead, where: str) -> ContentDecoder | None:

@@ -132,6 +132,11 @@ class Exchange:
     def status(self) -> int:
         return self.head.status
 
+    def hold_back(self, paused: bool) -> None:
+        """Pause (True) or resume (False) reading the body off the socket (Connection.hold_back)."""
+        if self._connection is not None:
+            self._connection.hold_back(paused)
+
     async def receive(self, sink: Sink) -> None:
         """The body's decoded bytes to `sink` as they arrive (see body.Sink); returns once the
         body has ended (read to its end even after the sink wants no more, for reuse)."""

@@ -122,6 +122,17 @@ class Connection(asyncio.Protocol):
             transport.resume_reading()
         return finished
 
+    def hold_back(self, paused: bool) -> None:
+        """Stop (True) or go on (False) reading the socket: a reader that fell behind lets the
+        kernel's buffers, and then TCP's window, slow the server down instead of memory."""
+        transport = self.transport
+        if transport is None or transport.is_closing():
+            return
+        if paused and transport.is_reading():
+            transport.pause_reading()
+        elif not paused and not transport.is_reading():
+            transport.resume_reading()
+
     def stop_receiving(self) -> None:
         """The reader gives up (cancelled): nothing more is handed over; the connection is not
         fit to be kept."""

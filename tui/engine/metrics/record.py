@@ -87,9 +87,13 @@ def classify(max_tokens: int, classes: Sequence[RequestClass]) -> RequestClass |
 
 def percentile(values: Sequence[float], q: float) -> float | None:
     """Percentile with linear interpolation between closest ranks (numpy's default method)."""
-    if not values:
+    return percentile_of_sorted(sorted(values), q)
+
+
+def percentile_of_sorted(ordered: Sequence[float], q: float) -> float | None:
+    """`percentile` of values already in order (one sort for several percentiles)."""
+    if not ordered:
         return None
-    ordered = sorted(values)
     if len(ordered) == 1:
         return float(ordered[0])
     rank = (len(ordered) - 1) * (q / 100.0)
@@ -177,6 +181,9 @@ class RequestRecord:
     # One of a race's requests (engine/race.py): the race, and the target's label in it.
     race_id: str | None = None
     race_target: str | None = None
+    # What the client had to work around and the reply survived, one line each (bytes that
+    # were not UTF-8, reading paused for a consumer that fell behind).
+    notices: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, object]:
         data = asdict(self)
@@ -207,9 +214,10 @@ def derive_timings(
     record.ttft_ms = (first_token_at - started_at) * 1000.0
     end = last_token_at if last_token_at is not None else first_token_at
     record.total_ms = (end - started_at) * 1000.0
-    gaps = [(b - a) * 1000.0 for a, b in pairwise(token_times)]
-    record.itl_p50_ms = percentile(gaps, 50)
-    record.itl_p95_ms = percentile(gaps, 95)
+    gaps = sorted((b - a) * 1000.0 for a, b in pairwise(token_times))
+    record.itl_p50_ms = percentile_of_sorted(gaps, 50)
+    record.itl_p95_ms = percentile_of_sorted(gaps, 95)
+    del gaps  # a float object per token: not kept while the rest is worked out
     record.output_tokens = output_tokens
     if tokens_after_first is None and output_tokens is not None:
         tokens_after_first = output_tokens - 1

@@ -60,6 +60,21 @@ class StoreError(Exception):
     """One line naming the database file and what to do."""
 
 
+def _index_message(db: sqlite3.Connection, row_id: int, message: dict[str, Any]) -> None:
+    """A new message into the search index (messages' delete and update triggers keep it in
+    step after that). Text content goes in as it is: SQLite's json_extract would parse the
+    whole JSON again, a peak of several times a long reply's size."""
+    content = message.get("content")
+    if isinstance(content, str):
+        db.execute("INSERT INTO message_search (rowid, text) VALUES (?, ?)", (row_id, content))
+    else:  # parts or nothing: what the index's view reads, so a later delete matches it
+        db.execute(
+            "INSERT INTO message_search (rowid, text) SELECT id, text FROM message_text"
+            " WHERE id = ?",
+            (row_id,),
+        )
+
+
 def record_from_dict(data: dict[str, Any]) -> RequestRecord:
     """Rebuild a RequestRecord from `to_dict()` output (what `records()` returns)."""
     known = set(RequestRecord.__dataclass_fields__)
@@ -261,6 +276,7 @@ class Store:
                 "INSERT INTO messages (chat_id, lane, position, role, json) VALUES (?, ?, ?, ?, ?)",
                 (chat_id, lane, position, str(message.get("role", "")), json.dumps(message)),
             )
+            _index_message(db, int(cursor.lastrowid or 0), message)
             self._used(db, chat_id)
             db.execute("COMMIT")
             return int(cursor.lastrowid or 0)
@@ -286,15 +302,15 @@ class Store:
                     (chat_id, lane, stored[same][0]),
                 )
             first = stored[same - 1][0] + 1 if same else 0
-            db.executemany(
-                "INSERT INTO messages (chat_id, lane, position, role, json) VALUES (?, ?, ?, ?, ?)",
-                [
-                    (chat_id, lane, first + offset, str(message.get("role", "")), text)
-                    for offset, (message, text) in enumerate(
-                        zip(messages[same:], encoded[same:], strict=True)
-                    )
-                ],
-            )
+            for offset, (message, text) in enumerate(
+                zip(messages[same:], encoded[same:], strict=True)
+            ):
+                cursor = db.execute(
+                    "INSERT INTO messages (chat_id, lane, position, role, json)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    (chat_id, lane, first + offset, str(message.get("role", "")), text),
+                )
+                _index_message(db, int(cursor.lastrowid or 0), message)
             if same < len(stored) or same < len(encoded):
                 self._used(db, chat_id)
             db.execute("COMMIT")

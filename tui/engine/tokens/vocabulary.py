@@ -115,6 +115,10 @@ def _already_loaded(encoding: str) -> bool:
     return encoding in registry.ENCODINGS
 
 
+# A long text is counted a slice at a time: encoding holds a Python int per token (~36 bytes).
+COUNT_SLICE = 1 << 20
+
+
 def _tiktoken_counter(encoding: str) -> Callable[[str], int]:
     import tiktoken
 
@@ -122,7 +126,18 @@ def _tiktoken_counter(encoding: str) -> Callable[[str], int]:
     encode = enc.encode_ordinary  # special-token text in a message is ordinary text here
 
     def count(text: str) -> int:
-        return len(encode(text))
+        if len(text) <= COUNT_SLICE:
+            return len(encode(text))
+        total = start = 0
+        while start < len(text):
+            end = start + COUNT_SLICE
+            if end < len(text):
+                # Cut before a space: the space starts the next piece, as the encoder splits.
+                cut = text.rfind(" ", start + COUNT_SLICE // 2, end)
+                end = cut if cut > start else end
+            total += len(encode(text[start:end]))
+            start = end
+        return total
 
     return count
 
