@@ -27,6 +27,9 @@ class Endpoint:
     api_key: str | None = None
     simulated: bool = False
     notice: str | None = None  # one line to show the user (the demo endpoint started)
+    # A llama.cpp server (its provider preset, or the demo playing one): streamed requests ask
+    # for its prompt progress.
+    llamacpp: bool = False
 
 
 @contextmanager
@@ -35,7 +38,11 @@ def open_endpoint(config: Config) -> Iterator[Endpoint]:
     if not config.uses_demo_endpoint:
         from tui.config import DEFAULT_BASE_URL
 
-        yield Endpoint(base_url=config.base_url or DEFAULT_BASE_URL, api_key=config.api_key)
+        yield Endpoint(
+            base_url=config.base_url or DEFAULT_BASE_URL,
+            api_key=config.api_key,
+            llamacpp=config.provider == "llamacpp",
+        )
         return
     from tui.demo import latency_model, start_demo_in_thread
 
@@ -46,6 +53,7 @@ def open_endpoint(config: Config) -> Iterator[Endpoint]:
             base_url=demo.base_url,
             api_key=DEMO_API_KEY,
             simulated=True,
+            llamacpp=model.server == "llamacpp",
             notice=(
                 "No API key or base_url configured: using the embedded demo endpoint at "
                 f"{demo.base_url} (simulated latency, preset {config.demo_preset})."
@@ -82,6 +90,7 @@ def client_for(
         auth_header=None if demo else config.api_key_header,
         proxies=None if demo else config.proxies,
         dialects=DialectMemory(dialects_path()),
+        prompt_progress=endpoint.llamacpp,
     )
 
 

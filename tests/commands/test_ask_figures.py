@@ -20,7 +20,7 @@ from tui.session.intake import ReplyIntake
 NEW_JSON_KEYS = {
     "request_class_reason", "time_to_first_answer_ms", "reasoning", "reasoning_tokens",
     "server", "anatomy", "pauses", "longest_gap_ms", "buffered",
-    "notices",
+    "notices", "prompt_progress", "prefill_tokens_per_s", "draft_acceptance",
 }  # fmt: skip
 THINKING_MODEL = "firsttoken-demo-reasoning"
 

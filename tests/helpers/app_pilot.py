@@ -28,6 +28,7 @@ from tui.app.panel.live_figures import LiveFigures
 from tui.app.preferences import Preferences, PromptHistory
 from tui.app.render import RenderScreen
 from tui.config import Config, ConfigFlags, load_config
+from tui.engine.metrics.prefill import PrefillSample
 from tui.engine.metrics.record import RequestRecord, Thresholds
 from tui.wiring import Endpoint
 
@@ -54,14 +55,16 @@ def make_app(
     store: Any = None,
     resume_chat: int | None = None,
     race: Any = None,
+    llamacpp: bool = False,
     **overrides: Any,
 ) -> FirstTokenApp:
     """The app against `base_url` with an isolated config (no files, no env); `overrides`
-    change the config, `race` opens a race at start as `--race` does."""
+    change the config, `race` opens a race at start as `--race` does; `llamacpp`: the
+    endpoint is a llama.cpp server (its prompt progress asked for)."""
     config = load_config(ConfigFlags(base_url=base_url), env={})
     if overrides:
         config = dataclasses.replace(config, **overrides)
-    endpoint = Endpoint(base_url=base_url, api_key="demo", simulated=True)
+    endpoint = Endpoint(base_url=base_url, api_key="demo", simulated=True, llamacpp=llamacpp)
     return firsttoken_app(config, endpoint, store=store, resume_chat=resume_chat, race=race)
 
 
@@ -208,7 +211,17 @@ def fixed_live(live: LiveFigures) -> LiveFigures:
         ttfb_ms=212.0 if live.ttfb_ms is not None else None,
         ttft_ms=240.0 if live.ttft_ms is not None else None,
         decode_s=0.5,
+        prefill=fixed_prefill(live.prefill),
+        prefill_rate=833.3 if live.prefill is not None else None,
+        prefill_eta_s=3.9 if live.prefill is not None else None,
     )
+
+
+def fixed_prefill(sample: PrefillSample | None) -> PrefillSample | None:
+    """A prompt 2,048 tokens into its prefill (of the real total), at the server's 2.46 s."""
+    if sample is None:
+        return None
+    return dataclasses.replace(sample, processed=min(2048, sample.total), server_ms=2457.6)
 
 
 def replies(app: FirstTokenApp) -> list[AssistantMessage]:

@@ -36,12 +36,13 @@ from tui.commands._common import (
 )
 from tui.commands.ask_output import error_payload, json_payload, summary_line
 from tui.engine.metrics.buffering import buffered_message
+from tui.engine.metrics.prefill import progress_words
 from tui.session.turn import QuietSink
 
 if TYPE_CHECKING:
     from tui.config import Config
     from tui.engine.chat.client import ChatClient
-    from tui.engine.chat.events import Finished
+    from tui.engine.chat.events import Finished, PromptProgress
     from tui.engine.chat.request import ChatRequest
     from tui.engine.tokens.counter import TokenCounter
     from tui.session.chat import Chat
@@ -149,16 +150,56 @@ class _Reasoning:
             self.stream.flush()
 
 
+class _ProgressLine:
+    """The server's progress through the prompt on one stderr line of a terminal, rewritten in
+    place and cleared when the reply starts (nothing of it anywhere else: not on a pipe, never
+    in --json)."""
+
+    def __init__(self, stream: TextIO, *, shown: bool) -> None:
+        self.stream = stream
+        self.shown = shown and stream.isatty()
+        self.dim = _color_allowed(stream)
+        self.open = False
+
+    def show(self, event: PromptProgress) -> None:
+        if not self.shown:
+            return
+        words = progress_words(event.sample, event.rate)
+        line = f"\x1b[2m{words}\x1b[0m" if self.dim else words
+        try:
+            self.stream.write(f"\r\x1b[2K{line}")
+            self.stream.flush()
+        except OSError:
+            self.shown = False
+            return
+        self.open = True
+
+    def clear(self) -> None:
+        if not self.open:
+            return
+        self.open = False
+        with contextlib.suppress(OSError):
+            self.stream.write("\r\x1b[2K")
+            self.stream.flush()
+
+
 class _Terminal(QuietSink):
     """The reply to stdout and the thinking to stderr as they stream (on the stream's loop)."""
 
-    def __init__(self, stopped: _Stopped, thinking: _Reasoning, *, shown: bool) -> None:
+    def __init__(
+        self, stopped: _Stopped, thinking: _Reasoning, prefill: _ProgressLine, *, shown: bool
+    ) -> None:
         self.stopped = stopped
         self.thinking = thinking
+        self.prefill = prefill
         self.shown = shown
         self.cancel: Callable[[], None] = lambda: None  # the turn's, once it exists
 
+    def progress(self, event: PromptProgress) -> None:
+        self.prefill.show(event)
+
     def text(self, shown: str) -> None:
+        self.prefill.clear()
         if not self.shown or self.stopped.broken_pipe:
             return
         try:
@@ -169,12 +210,14 @@ class _Terminal(QuietSink):
             self.cancel()
 
     def reasoning(self, shown: str) -> None:
+        self.prefill.clear()
         self.thinking.write(shown)
 
     def answer_started(self) -> None:
         self.thinking.end()
 
     def ended(self) -> None:
+        self.prefill.clear()
         self.thinking.end()
 
 
@@ -210,7 +253,10 @@ async def _exchange(
     cancel = asyncio.Event()
     loop = asyncio.get_running_loop()
     sink = _Terminal(
-        stopped, _Reasoning(sys.stderr, shown=show_reply and show_reasoning), shown=show_reply
+        stopped,
+        _Reasoning(sys.stderr, shown=show_reply and show_reasoning),
+        _ProgressLine(sys.stderr, shown=show_reply),
+        shown=show_reply,
     )
 
     def stop(signum: int) -> None:

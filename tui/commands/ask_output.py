@@ -16,6 +16,7 @@ _COLORS = {TtftLevel.OK: "32", TtftLevel.WARN: "33", TtftLevel.ERROR: "31"}
 _ADJUSTED = {
     "max_completion_tokens": "max_completion_tokens for max_tokens",
     "default_temperature": "its default temperature",
+    "no_return_progress": "no prompt progress asked",
 }
 
 
@@ -103,6 +104,8 @@ def summary_line(record: RequestRecord, *, color: bool) -> str:
         parts.append(f"total {duration(record.total_ms)}")
         if record.tpot_ms is not None:
             parts.append(f"TPOT {record.tpot_ms:.1f} ms")
+        if record.draft_acceptance is not None:
+            parts.append(f"draft {record.draft_acceptance:.0%} accepted")
         if record.output_tokens_per_s is not None:
             parts.append(f"{record.output_tokens_per_s:.1f} tok/s")
     if record.output_tokens is not None:
@@ -111,6 +114,8 @@ def summary_line(record: RequestRecord, *, color: bool) -> str:
         parts.append(f"{record.output_tokens:,} out{counted}{thinking}")
     if (prompt := _prompt(record)) is not None:
         parts.append(prompt)
+    if record.prefill_tokens_per_s is not None:
+        parts.append(f"prefill {record.prefill_tokens_per_s:,.0f} tok/s")
     parts.append(_trim(record))
     if record.request_class and record.target_met is not None:
         verdict = "met" if record.target_met else "missed"
@@ -208,6 +213,9 @@ def json_payload(
         "longest_gap_ms": record.longest_gap_ms,
         "buffered": record.buffered,
         "notices": list(record.notices),
+        "prompt_progress": record.prompt_progress,
+        "prefill_tokens_per_s": record.prefill_tokens_per_s,
+        "draft_acceptance": record.draft_acceptance,
     }
 
 

@@ -346,6 +346,11 @@ class DemoServer:
             "model": model_name,
             "stream": stream,
             "include_usage": include_usage,
+            # llama.cpp's prompt progress, asked for (`return_progress`) where the demo plays it.
+            "return_progress": stream
+            and self.dialect.name == "llamacpp"
+            and body.get("return_progress") is True,
+            "progress_chunks": 0,
             "max_tokens": max_tokens,
             "temperature": body.get("temperature"),
             "message_count": len(messages),

@@ -76,6 +76,34 @@ class _Events:
         choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": None}
         return self.encode(self.payload([choice]))
 
+    def progress(self, total: int, cached: int, processed: int, time_ms: float) -> bytes:
+        """llama.cpp's prompt progress chunk: a role-only delta with `content: null`."""
+        delta = {"role": "assistant", "content": None}
+        choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": None}
+        figures = {"total": total, "cache": cached, "processed": processed, "time_ms": time_ms}
+        return self.encode(self.payload([choice], prompt_progress=figures))
+
+
+# llama.cpp reports its progress once per batch of the prompt it computes (its ubatch).
+PROGRESS_BATCH = 512
+
+
+async def _send_progress(ex: Exchange, events: _Events, started_at: float) -> None:
+    """The prompt progress llama.cpp sends while it computes the prompt: one chunk as it starts
+    (the cached part done), one after each batch, the last as the prompt is done."""
+    entry = ex.entry
+    total, cached = entry["prompt_tokens"], entry["cached_prompt_tokens"]
+    computed, prefill_ms = total - cached, entry["prefill_ms"]
+    done = 0
+    while True:
+        time_ms = prefill_ms * done / computed if computed else 0.0
+        await sleep_until(started_at + time_ms / 1000)
+        await ex.send(events.progress(total, cached, cached + done, round(time_ms, 3)))
+        entry["progress_chunks"] += 1
+        if done >= computed:
+            return
+        done = min(computed, done + PROGRESS_BATCH)
+
 
 async def _send_tokens(
     ex: Exchange,
@@ -171,6 +199,8 @@ async def write_stream(
             entry["first_answer_token_at"] = written_at
         return ex.keep_alive
 
+    if entry["return_progress"]:
+        await _send_progress(ex, events, answer_at)
     await ex.send(events.role())
     pauses = dict(fault.pause_points(tokens)) if fault else {}
     sent = await _send_tokens(ex, events.token, limit, schedule, pauses, first_answer)

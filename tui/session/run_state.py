@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tui.engine.chat.events import Finished
+    from tui.engine.chat.events import Finished, PromptProgress
 
 
 @dataclass(slots=True)
@@ -32,3 +32,6 @@ class RunState:
     first_answer_at: float | None = None
     paused_since: float | None = None
     paused_at: float | None = None
+    # The server's latest progress through the prompt (llama.cpp's prompt_progress), while the
+    # first token is awaited.
+    prefill: PromptProgress | None = None

@@ -24,6 +24,7 @@ from tui.engine.chat.events import (
     FirstByte,
     FirstToken,
     Paused,
+    PromptProgress,
     RequestStarted,
     Retrying,
     UsageReported,
@@ -54,6 +55,9 @@ class ReplySink(Protocol):
     def ended(self) -> None:
         """The stream is over (the engine's Finished is next)."""
 
+    def progress(self, event: PromptProgress) -> None:
+        """The server's progress through the prompt, before the first token."""
+
 
 class QuietSink:
     """A sink that takes everything and does nothing: subclass what a surface shows."""
@@ -68,6 +72,9 @@ class QuietSink:
         return None
 
     def ended(self) -> None:
+        return None
+
+    def progress(self, event: PromptProgress) -> None:
         return None
 
 
@@ -180,6 +187,9 @@ class Turn:
                 state.retry_reason = inert_line(event.reason)  # type: ignore[union-attr]
             elif kind is UsageReported:
                 state.usage_prompt_tokens = event.prompt_tokens  # type: ignore[union-attr]
+            elif kind is PromptProgress:
+                state.prefill = event  # type: ignore[assignment]
+                self.sink.progress(event)  # type: ignore[arg-type]
             elif kind is Paused:
                 state.paused_since = event.since  # type: ignore[union-attr]
                 state.paused_at = event.at

@@ -24,6 +24,7 @@ from textual.widgets import Digits, Static
 from tui.app.panel.budget_gauge import BudgetFigures, BudgetGauge
 from tui.app.panel.figure_meanings import tooltip
 from tui.app.panel.live_figures import LiveFigures
+from tui.app.panel.prefill_bar import prefill_lines
 from tui.app.panel.ttft_history import TtftHistory, TtftSample, cached_tokens_of, format_ms
 from tui.app.panel.ttft_waterfall import TtftWaterfall, WaterfallFigures
 from tui.app.render import StoreSizeWithoutRelayout
@@ -291,7 +292,10 @@ class LatencyPanel(VerticalScroll):
             ("TPOT", tpot, "", rate),
             ("tokens", f"{live.tokens:,}", "retry", str(live.retries)),
         ]
-        self._set("timings", _rows(rows, _lines(pause)))
+        prefill = None
+        if live.prefill is not None and live.ttft_ms is None:
+            prefill = prefill_lines(live.prefill, live.prefill_rate, live.prefill_eta_s)
+        self._set("timings", _rows(rows, _lines(prefill, pause)))
 
     @_once_filled
     def show_record(self, record: RequestRecord) -> None:
@@ -323,10 +327,18 @@ class LatencyPanel(VerticalScroll):
         self._set("timings", _rows(rows, self._record_notes(record)))
 
     def _record_notes(self, record: RequestRecord) -> Text:
-        """The lines only some replies have: cached and reasoning tokens, pauses, retries,
-        buffering."""
+        """The lines only some replies have: speculative decoding's acceptance, the server's
+        prefill rate, cached and reasoning tokens, pauses, retries, buffering."""
         warning = theme_colour(self.app, "warning", "yellow")
         lines: list[Text | None] = []
+        if record.draft_acceptance is not None:  # speculative decoding: what TPOT rests on
+            lines.append(
+                Text.assemble(("draft ", "dim"), f"{record.draft_acceptance:.0%} accepted")
+            )
+        if record.prefill_tokens_per_s is not None:
+            lines.append(
+                Text.assemble(("prefill ", "dim"), f"{record.prefill_tokens_per_s:,.0f} tok/s")
+            )
         cached = cached_tokens_of(record)
         if cached is not None:
             server = record.server or {}

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from tui.engine.metrics.prefill import PrefillSample, first_token_eta_s
 from tui.engine.metrics.record import decode_rate
 
 if TYPE_CHECKING:
@@ -27,6 +28,11 @@ class LiveFigures:
     answer_ms: float | None = None
     thinking: bool = False  # reasoning tokens came, the answer has not started yet
     paused_ms: float | None = None  # no token for this long: a pause going on now
+    # The server's latest progress through the prompt while the first token is awaited, its
+    # prefill rate, and the seconds left until the first token (counted down to now).
+    prefill: PrefillSample | None = None
+    prefill_rate: float | None = None
+    prefill_eta_s: float | None = None
 
     def rates(self) -> tuple[float | None, float | None]:
         """TPOT (ms) and tokens/s so far, as the record computes them at the end: the tokens
@@ -52,6 +58,12 @@ def live_figures(state: RunState, now: float, streamed: bool) -> LiveFigures:
     # A pause goes on while no token came after the engine saw it.
     if since is not None and seen is not None and (state.last_token_at or 0.0) < seen:
         paused = (now - since) * 1000
+    prefill = state.prefill if state.first_token_at is None else None
+    sample = prefill.sample if prefill is not None else None
+    rate = prefill.rate if prefill is not None else None
+    eta = first_token_eta_s(sample, rate) if sample is not None else None
+    if eta is not None and sample is not None:
+        eta = max(0.0, eta - (now - sample.at))
     return LiveFigures(
         elapsed_ms=(now - start) * 1000,
         ttfb_ms=ttfb,
@@ -63,4 +75,7 @@ def live_figures(state: RunState, now: float, streamed: bool) -> LiveFigures:
         answer_ms=answer,
         thinking=thinking,
         paused_ms=paused,
+        prefill=sample,
+        prefill_rate=rate,
+        prefill_eta_s=eta,
     )

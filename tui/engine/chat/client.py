@@ -201,6 +201,7 @@ class ChatClient:
         dialects: DialectMemory | None = None,
         stall_timeout_ms: float | None = None,
         stall_setting: str | None = None,
+        prompt_progress: bool = False,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self._api_key = api_key
@@ -218,6 +219,9 @@ class ChatClient:
             self.stall_timeout_ms = max(float(stall_timeout_ms), self.chunk_timeout_ms)
         self.stall_setting = stall_setting
         self.thresholds = thresholds or Thresholds()
+        # Ask a streamed request for the server's prompt progress (llama.cpp's
+        # `return_progress`); a server that refuses the field gets it no more (dialects.py).
+        self.prompt_progress = prompt_progress
         self.request_classes = tuple(request_classes)
         self.max_retries = max(0, int(max_retries))
         self.simulated = simulated
@@ -383,7 +387,11 @@ class ChatClient:
     def _http_request(self, request: ChatRequest, adjustments: Sequence[str]) -> Request:
         """The request as it goes on the wire: body built and serialised here, before the clock."""
         assert self._chat_target is not None
-        body = adjusted_body(request.body(), adjustments) if adjustments else request.body()
+        body = request.body()
+        if self.prompt_progress and request.stream:
+            body["return_progress"] = True
+        if adjustments:
+            body = adjusted_body(body, adjustments)
         headers = self._stream_headers if request.stream else self._whole_headers
         return Request("POST", self._chat_target, headers, json.dumps(body).encode())
 

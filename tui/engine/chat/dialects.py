@@ -19,7 +19,9 @@ from typing import Any
 # Adjustments, in the order they are applied; the names appear in records and `ask --json`.
 MAX_COMPLETION_TOKENS = "max_completion_tokens"  # max_completion_tokens sent for max_tokens
 DEFAULT_TEMPERATURE = "default_temperature"  # temperature left out: the model's default
-ADJUSTMENTS = (MAX_COMPLETION_TOKENS, DEFAULT_TEMPERATURE)
+# llama.cpp's `return_progress` left out: a server that refuses fields it does not know.
+NO_PROGRESS = "no_return_progress"
+ADJUSTMENTS = (MAX_COMPLETION_TOKENS, DEFAULT_TEMPERATURE, NO_PROGRESS)
 
 
 def adjusted_body(body: dict[str, Any], adjustments: Iterable[str]) -> dict[str, Any]:
@@ -30,6 +32,8 @@ def adjusted_body(body: dict[str, Any], adjustments: Iterable[str]) -> dict[str,
             adjusted["max_completion_tokens"] = adjusted.pop("max_tokens")
         elif adjustment == DEFAULT_TEMPERATURE:
             adjusted.pop("temperature", None)
+        elif adjustment == NO_PROGRESS:
+            adjusted.pop("return_progress", None)
     return adjusted
 
 
@@ -52,6 +56,8 @@ def adjustment_asked(status: int, body: object, applied: Iterable[str]) -> str |
         return None
     done = set(applied)
     param, code, message = _error_fields(body)
+    if NO_PROGRESS not in done and (param == "return_progress" or "return_progress" in message):
+        return NO_PROGRESS
     if MAX_COMPLETION_TOKENS not in done and (
         param == "max_tokens" or ("max_tokens" in message and "max_completion_tokens" in message)
     ):

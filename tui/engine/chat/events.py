@@ -1,7 +1,8 @@
 """What the streaming client yields, in order, each stamped with `time.perf_counter()` seconds.
 
 A request yields: RequestStarted (per attempt), maybe Retrying, FirstByte, FirstToken, Delta...
-(UsageReported anywhere after FirstByte; FirstAnswerToken just before the first content or
+(UsageReported anywhere after FirstByte; PromptProgress before FirstToken, from a server
+that reports its prefill; FirstAnswerToken just before the first content or
 tool-call Delta, after any reasoning; Paused whenever no token came for chunk_timeout_ms, the
 reply going on), and always exactly one Finished last, whose record carries the status (ok /
 stalled / ended_early / cancelled / error) and every measured figure. Deltas carry the receipt
@@ -13,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from tui.engine.metrics.prefill import PrefillSample
 from tui.engine.metrics.record import RequestRecord
 
 DeltaKind = Literal["content", "reasoning", "tool_call"]
@@ -48,6 +50,16 @@ class FirstAnswerToken:
     the answer starts; a reasoning block can collapse."""
 
     at: float
+
+
+@dataclass(frozen=True, slots=True)
+class PromptProgress:
+    """The server's progress through the prompt (llama.cpp's `prompt_progress`), before the
+    first token; `rate`: prompt tokens computed a second so far (prefill.py), None unknown."""
+
+    at: float
+    sample: PrefillSample
+    rate: float | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +105,7 @@ ClientEvent = (
     | FirstAnswerToken
     | Delta
     | Paused
+    | PromptProgress
     | UsageReported
     | Finished
 )

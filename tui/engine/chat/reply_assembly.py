@@ -28,11 +28,13 @@ from tui.engine.chat.events import (
     FirstByte,
     FirstToken,
     Paused,
+    PromptProgress,
     UsageReported,
 )
 from tui.engine.chat.output_count import output_count
 from tui.engine.metrics.buffering import is_buffered
 from tui.engine.metrics.phases import AttemptTrace, phase_durations
+from tui.engine.metrics.prefill import PrefillSample, keep_sample, prefill_rate, prefill_sample
 from tui.engine.metrics.record import (
     RequestClass,
     RequestRecord,
@@ -41,7 +43,11 @@ from tui.engine.metrics.record import (
     derive_timings,
 )
 from tui.engine.metrics.request_classes import classify_request
-from tui.engine.metrics.server_report import ServerReport
+from tui.engine.metrics.server_report import (
+    ServerReport,
+    draft_acceptance,
+    server_prefill_rate,
+)
 from tui.engine.text.joined import JoinedText
 
 if TYPE_CHECKING:
@@ -74,6 +80,7 @@ class Reply:
         self.prompt_tokens_usage: int | None = None
         self.completion_tokens_usage: int | None = None
         self.events_seen = 0
+        self.prefill: list[PrefillSample] = []  # the server's prompt progress, bounded
 
     @property
     def text(self) -> str:
@@ -102,6 +109,11 @@ class Reply:
         if self.first_byte_at is None:
             self.first_byte_at = at
             events.append(FirstByte(at))
+        if self.first_token_at is None and "prompt_progress" in chunk:
+            sample = prefill_sample(chunk["prompt_progress"], at)
+            if sample is not None:
+                keep_sample(self.prefill, sample)
+                events.append(PromptProgress(at, sample, prefill_rate(self.prefill)))
         choice = first_choice(chunk)
         finish_reason = None
         if choice is not None:
@@ -242,7 +254,13 @@ def finish_record(
         )
     if record.server is not None:
         record.reasoning_tokens = record.server["reasoning_tokens"]
+        record.draft_acceptance = draft_acceptance(record.server)
+    record.prefill_tokens_per_s = server_prefill_rate(record.server) or prefill_rate(
+        reply.prefill
+    )
     if started_at is not None:
+        if reply.prefill:
+            record.prompt_progress = [sample.as_dict(started_at) for sample in reply.prefill]
         if reply.first_byte_at is not None:
             record.ttfb_ms = (reply.first_byte_at - started_at) * 1000.0
         count = output_count(reply, counter, record.reasoning_tokens)

@@ -184,6 +184,13 @@ class RequestRecord:
     # What the client had to work around and the reply survived, one line each (bytes that
     # were not UTF-8, reading paused for a consumer that fell behind).
     notices: list[str] = field(default_factory=list)
+    # The server's progress through the prompt before the first token (prefill.py: samples
+    # of {at_ms, total, cached, processed, server_ms}, at most 32), and the rate it computed
+    # the prompt at (its own timings when it sent them, else from the samples).
+    prompt_progress: list[dict[str, Any]] | None = None
+    prefill_tokens_per_s: float | None = None
+    # Speculative decoding: the share of drafted tokens accepted (None: not reported).
+    draft_acceptance: float | None = None
 
     def to_dict(self) -> dict[str, object]:
         data = asdict(self)

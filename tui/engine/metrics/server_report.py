@@ -7,7 +7,7 @@ with the reply. What is read, by whom it is sent:
   `--enable-prompt-tokens-details`, llama.cpp's `llama-server`), `usage.prompt_cache_hit_tokens`
   (DeepSeek), `usage.completion_tokens_details.reasoning_tokens` (OpenAI, OpenRouter, vLLM);
 - `timings` (llama.cpp's `llama-server`, last chunk): `cache_n`, `prompt_n`, `prompt_ms`,
-  `predicted_n`, `predicted_ms`;
+  `predicted_n`, `predicted_ms`, and with speculative decoding `draft_n`, `draft_n_accepted`;
 - `metrics` (vLLM with `--enable-per-request-metrics`): `queue_time_ms`,
   `time_to_first_token_ms` (from scheduling to the first token: the prefill),
   `generation_time_ms`;
@@ -29,6 +29,8 @@ The result is one small mapping (`as_dict`), the record's `server`:
 | `prefill_ms` | the server's work on the prompt, up to the first token |
 | `decode_ms` | the server's time from the first token to the last |
 | `decoded_tokens` | the tokens that decode time covers (llama.cpp's `predicted_n`) |
+| `draft_tokens` | tokens a draft model proposed (speculative decoding; llama.cpp's `draft_n`) |
+| `draft_accepted` | of them, the tokens the model accepted (`draft_n_accepted`) |
 
 A key the server did not send is null: nothing is inferred.
 """
@@ -46,6 +48,8 @@ KEYS = (
     "prefill_ms",
     "decode_ms",
     "decoded_tokens",
+    "draft_tokens",
+    "draft_accepted",
 )
 
 
@@ -131,6 +135,8 @@ class ServerReport:
         put("timings", "prefill_ms", _ms(timings.get("prompt_ms")))
         put("timings", "decode_ms", _ms(timings.get("predicted_ms")))
         put("timings", "decoded_tokens", _int(timings.get("predicted_n")))
+        put("timings", "draft_tokens", _int(timings.get("draft_n")))
+        put("timings", "draft_accepted", _int(timings.get("draft_n_accepted")))
 
     def _vllm_metrics(self, metrics: dict[str, Any]) -> None:
         put = self._put
@@ -152,3 +158,22 @@ class ServerReport:
         for key in KEYS:
             report[key] = self.figures.get(key)
         return report
+
+
+def draft_acceptance(server: dict[str, Any]) -> float | None:
+    """The share of drafted tokens the model accepted (0..1), when the server reported both."""
+    drafted, accepted = server.get("draft_tokens"), server.get("draft_accepted")
+    if not isinstance(drafted, int) or not isinstance(accepted, int) or drafted <= 0:
+        return None
+    return min(1.0, accepted / drafted)
+
+
+def server_prefill_rate(server: dict[str, Any] | None) -> float | None:
+    """Prompt tokens the server computed a second, by its own clock (llama.cpp's `prompt_n`
+    over `prompt_ms`), when it reported both."""
+    if server is None:
+        return None
+    tokens, ms = server.get("prefilled_tokens"), server.get("prefill_ms")
+    if not isinstance(tokens, int) or not isinstance(ms, int | float) or tokens <= 0 or ms <= 0:
+        return None
+    return tokens / (ms / 1000.0)
