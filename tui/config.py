@@ -92,6 +92,9 @@ class Config:
     request_classes: tuple[RequestClass, ...] = DEFAULT_REQUEST_CLASSES
     demo_preset: str = "cpu-small"
     demo_overrides: Mapping[str, float | bool] = field(default_factory=dict)
+    # [llm.kv_cache]: the cache's element type, and the configured model's attention shape
+    # when no preset names it (architecture, or layers / kv_heads / head_dim / ...).
+    kv_cache: Mapping[str, Any] = field(default_factory=dict)
     origins: Mapping[str, str] = field(default_factory=dict, compare=False)
     searched: tuple[str, ...] = field(default=(), compare=False)
     config_path: Path | None = field(default=None, compare=False)
@@ -177,7 +180,7 @@ def load_config(
     defaults = Config()
     values: dict[str, Any] = {name: getattr(defaults, name) for name in SETTING_FIELDS}
     origins = dict.fromkeys(SETTING_FIELDS, "default")
-    overrides: dict[str, float] = {}
+    mapped: dict[str, dict[str, Any]] = {"demo_overrides": {}, "kv_cache": {}}
 
     # Lowest layer first, so settings.json wins over config.toml where they overlap.
     layers: list[list[Setting]] = [
@@ -193,13 +196,13 @@ def load_config(
     for layer in layers:
         for setting in layer:
             if setting.into is not None:
-                overrides[setting.into] = setting.value
+                mapped[setting.field][setting.into] = setting.value
             elif setting.field in _MERGED:  # header and query tables add up, the later wins
                 values[setting.field] = {**values[setting.field], **setting.value}
             else:
                 values[setting.field] = setting.value
             origins[setting.field] = _merge_origin(origins[setting.field], setting)
-    values["demo_overrides"] = overrides
+    values.update(mapped)
     if provider is not None:
         if values["base_url"] is None:
             raise config_provider.missing_base_url(provider)
@@ -329,6 +332,21 @@ def _check_combinations(
         raise ConfigError(
             f"{named('token_budget')} + {named('reserve_for_output')} = {total} exceeds "
             f"{named('context_window')}; lower the budget or the reserve"
+        )
+    shape = set(values["kv_cache"]) - {"type", "architecture"}
+    needed = (
+        {"layers", "latent_dim"} if "latent_dim" in shape else {"layers", "kv_heads", "head_dim"}
+    )
+    if shape and not needed <= shape:
+        missing = ", ".join(sorted(needed - shape))
+        raise ConfigError(
+            f"{origins['kv_cache']} describes an architecture without "
+            f'{missing}: set {missing} too, or name a preset with architecture = "..."'
+        )
+    if shape and "architecture" in values["kv_cache"]:
+        raise ConfigError(
+            f"{origins['kv_cache']} names a preset architecture and its own "
+            "shape: keep one of them"
         )
     key = values["api_key"]
     if key is not None and not key.isascii():

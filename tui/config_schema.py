@@ -16,6 +16,8 @@ from typing import Any
 
 from tui.engine.http.base_url import check_base_url
 from tui.engine.http.url import BadURL
+from tui.engine.metrics.architectures import preset_names
+from tui.engine.metrics.kv_cache import CACHE_TYPES
 from tui.engine.text.redact import mask_secret, mask_url, redact_text
 from tui.providers import PROVIDERS
 
@@ -238,6 +240,17 @@ _DEMO_OVERRIDES: dict[str, Check] = {
     "server": choice(KNOWN_DEMO_SERVERS),
 }
 
+_KV_CACHE: dict[str, Check] = {
+    "type": choice(CACHE_TYPES),
+    "architecture": choice(preset_names()),
+    "layers": integer(1),
+    "kv_heads": integer(1),
+    "head_dim": integer(1),
+    "sliding_window": integer(1),
+    "sliding_layers": integer(0),
+    "latent_dim": integer(1),
+}
+
 TOML_KEYS: tuple[Key, ...] = (
     Key(("llm", "provider"), "provider", choice(tuple(PROVIDERS))),
     Key(("llm", "base_url"), "base_url", url),
@@ -259,6 +272,10 @@ TOML_KEYS: tuple[Key, ...] = (
     Key(("llm", "prompt", "keep_system"), "keep_system", boolean),
     Key(("llm", "prompt", "keep_latest_user"), "keep_latest_user", boolean),
     Key(("llm", "prompt", "trim_strategy"), "trim_strategy", choice(TRIM_STRATEGIES)),
+    *(
+        Key(("llm", "kv_cache", name), "kv_cache", check, into=name)
+        for name, check in _KV_CACHE.items()
+    ),
     Key(("demo", "preset"), "demo_preset", text),
     *(
         Key(("demo", name), "demo_overrides", check, into=name)

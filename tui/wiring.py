@@ -7,7 +7,7 @@ turns one into the other.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from tui.config import Config
     from tui.engine.chat.client import ChatClient
     from tui.engine.chat.request_builder import RequestSettings
+    from tui.engine.metrics.kv_cache import KvModel
     from tui.engine.tokens.counter import TokenCounter
 
 DEMO_API_KEY = "demo"  # the demo server accepts any key
@@ -91,7 +92,40 @@ def client_for(
         proxies=None if demo else config.proxies,
         dialects=DialectMemory(dialects_path()),
         prompt_progress=endpoint.llamacpp,
+        kv_models=kv_models(config),
+        context_window=config.context_window,
     )
+
+
+def kv_models(config: Config) -> Callable[[str], KvModel | None]:
+    """Each model's KV-cache shape: the configured model's from [llm.kv_cache] when it sets
+    one, else the preset its id names (none: no KV figures, no guess)."""
+    from tui.engine.metrics.architectures import architecture_for, preset_named
+    from tui.engine.metrics.kv_cache import DEFAULT_CACHE_TYPE, Architecture, KvModel
+
+    keys = dict(config.kv_cache)
+    kind = str(keys.get("type", DEFAULT_CACHE_TYPE))
+    configured: Architecture | None = None
+    if "architecture" in keys:
+        configured = preset_named(str(keys["architecture"]))
+    elif "layers" in keys:
+        configured = Architecture(
+            config.model,
+            int(keys["layers"]),
+            int(keys.get("kv_heads", 1)),
+            int(keys.get("head_dim", keys.get("latent_dim", 1))),
+            keys.get("sliding_window"),
+            int(keys.get("sliding_layers", 0)),
+            keys.get("latent_dim"),
+        )
+
+    def model_for(model: str) -> KvModel | None:
+        if configured is not None and model == config.model:
+            return KvModel(configured, "config", kind)
+        preset = architecture_for(model)
+        return KvModel(preset, "preset", kind) if preset is not None else None
+
+    return model_for
 
 
 def request_settings(config: Config) -> RequestSettings:

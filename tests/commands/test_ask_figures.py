@@ -21,6 +21,7 @@ NEW_JSON_KEYS = {
     "request_class_reason", "time_to_first_answer_ms", "reasoning", "reasoning_tokens",
     "server", "anatomy", "pauses", "longest_gap_ms", "buffered",
     "notices", "prompt_progress", "prefill_tokens_per_s", "draft_acceptance",
+    "kv_cache", "kv_cache_bytes",
 }  # fmt: skip
 THINKING_MODEL = "firsttoken-demo-reasoning"
 

@@ -187,11 +187,16 @@ class _Terminal(QuietSink):
     """The reply to stdout and the thinking to stderr as they stream (on the stream's loop)."""
 
     def __init__(
-        self, stopped: _Stopped, thinking: _Reasoning, prefill: _ProgressLine, *, shown: bool
+        self,
+        stopped: _Stopped,
+        thinking: _Reasoning,
+        *,
+        shown: bool,
+        prefill: _ProgressLine | None = None,
     ) -> None:
         self.stopped = stopped
         self.thinking = thinking
-        self.prefill = prefill
+        self.prefill = prefill if prefill is not None else _ProgressLine(sys.stderr, shown=False)
         self.shown = shown
         self.cancel: Callable[[], None] = lambda: None  # the turn's, once it exists
 
@@ -255,8 +260,8 @@ async def _exchange(
     sink = _Terminal(
         stopped,
         _Reasoning(sys.stderr, shown=show_reply and show_reasoning),
-        _ProgressLine(sys.stderr, shown=show_reply),
         shown=show_reply,
+        prefill=_ProgressLine(sys.stderr, shown=show_reply),
     )
 
     def stop(signum: int) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from tui.engine.metrics.anatomy import REMAINDER, ttft_anatomy
+from tui.engine.metrics.kv_cache import kv_phrase
 from tui.engine.metrics.record import RequestRecord, RequestStatus, TtftLevel
 from tui.engine.text.inert import inert_line
 from tui.engine.text.redact import redact_text
@@ -116,6 +117,8 @@ def summary_line(record: RequestRecord, *, color: bool) -> str:
         parts.append(prompt)
     if record.prefill_tokens_per_s is not None:
         parts.append(f"prefill {record.prefill_tokens_per_s:,.0f} tok/s")
+    if record.kv_cache is not None and (kv := kv_phrase(record.kv_cache)) is not None:
+        parts.append(kv)
     parts.append(_trim(record))
     if record.request_class and record.target_met is not None:
         verdict = "met" if record.target_met else "missed"
@@ -216,6 +219,8 @@ def json_payload(
         "prompt_progress": record.prompt_progress,
         "prefill_tokens_per_s": record.prefill_tokens_per_s,
         "draft_acceptance": record.draft_acceptance,
+        "kv_cache": record.kv_cache,
+        "kv_cache_bytes": (record.kv_cache or {}).get("prompt_bytes"),
     }
 
 

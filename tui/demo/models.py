@@ -17,8 +17,10 @@ async def answer_models(
     fault: Fault | None,
     faults: FaultCounter,
     reader: asyncio.StreamReader,
+    context_window: int | None = None,
 ) -> bool:
-    """The model list (or one model card); False when the connection must close."""
+    """The model list (or one model card); False when the connection must close.
+    `context_window`: played as llama-server states it, in each card's `meta.n_ctx`."""
     if fault is not None and fault.kind == "drop":
         return False
     if fault is not None and fault.kind == "hang":
@@ -38,6 +40,9 @@ async def answer_models(
         }
         for name in model_ids
     ]
+    if context_window is not None:
+        for card in cards:
+            card["meta"] = {"n_ctx": context_window}
     if path == "/v1/models":
         payload: dict = {"object": "list", "data": cards}
     else:

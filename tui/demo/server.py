@@ -268,7 +268,10 @@ class DemoServer:
         writer: asyncio.StreamWriter,
     ) -> bool:
         exchange = Exchange(request, writer, {"id": ""})
-        return await answer_models(exchange, path, self.model_ids(), fault, self._faults, reader)
+        window = self.dialect.context_window if self.dialect.name == "llamacpp" else None
+        return await answer_models(
+            exchange, path, self.model_ids(), fault, self._faults, reader, window
+        )
 
     # -- the tokenizer endpoints ----------------------------------------------------------------
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from helpers.app_pilot import make_app, wait_for, wait_ready
+from helpers.app_pilot import make_app, send_and_wait, wait_for, wait_ready
 from textual.widgets import Static
 
 from tui.app.app import FirstTokenApp
@@ -71,3 +71,27 @@ async def test_the_panel_shows_the_prefill_while_the_first_token_is_awaited(
         assert last["processed"] == last["total"] == record.server["prompt_tokens"]
         assert "first token ~" not in timings(app)
         assert f"prefill {1000 / PREFILL_MS_PER_TOKEN:,.0f} tok/s" in timings(app)
+
+
+async def test_the_panel_shows_the_prompts_kv_cache_and_the_contexts_beside_the_budget(
+    slow_prefill: DemoThread,
+) -> None:
+    # A model a preset names, on a server whose model list states its context (meta.n_ctx).
+    app = make_app(slow_prefill.base_url, llamacpp=True, model="gemma-3-270m")
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait_ready(pilot)
+        assert not app.query_one("#kv-cache", Static).display  # nothing known yet
+        await send_and_wait(pilot, "hello there, reply 4 tokens")
+        record = app.chat_screen.last_record
+        assert record is not None and record.kv_cache is not None
+        kv = record.kv_cache
+        assert (kv["architecture"], kv["cache_type"], kv["context_tokens"]) == (
+            "Gemma 3 270M",
+            "f16",
+            8192,
+        )
+        # 18 layers x 1 KV head x 256 dims, K and V at 2 bytes; every prompt token in the window.
+        assert kv["prompt_bytes"] == 18 * 2 * 256 * 2 * record.server["prompt_tokens"]
+        shown = str(app.query_one("#kv-cache", Static).content)
+        assert app.query_one("#kv-cache", Static).display
+        assert shown.startswith("KV ") and "f16 · 8,192-token context" in shown

@@ -30,6 +30,7 @@ from tui.app.panel.ttft_waterfall import TtftWaterfall, WaterfallFigures
 from tui.app.render import StoreSizeWithoutRelayout
 from tui.app.theme_colors import theme_colour
 from tui.engine.metrics.anatomy import ttft_anatomy
+from tui.engine.metrics.kv_cache import kv_phrase
 from tui.engine.metrics.record import RequestRecord, Thresholds
 from tui.engine.metrics.request_classes import ClassChoice
 
@@ -92,6 +93,10 @@ SWITCHES_HINT = (
 ENDPOINT_HINT = (
     "the model and the endpoint's host; simulated: the figures come from the embedded demo "
     "endpoint's latency model, not from a real server"
+)
+KV_HINT = (
+    "the KV cache the last prompt filled on the server (2 × layers × KV heads × head dim × "
+    "tokens × bytes, at the cache's type), and the whole context window's: docs/metrics.md"
 )
 WAITING_NOTE = "waiting for the first token…"
 STREAMING_NOTE = "its parts: when the reply ends"
@@ -162,6 +167,8 @@ class LatencyPanel(VerticalScroll):
         budget.tooltip = tooltip("prompt")
         history = TtftHistory(self.thresholds, id="history")
         history.tooltip = history_hint
+        kv_cache = text(id="kv-cache", tooltip=KV_HINT)
+        kv_cache.display = False  # until a reply from a model whose shape is known
         return [
             text("TTFT", id="ttft-label", tooltip=tooltip("TTFT")),
             Horizontal(
@@ -181,6 +188,7 @@ class LatencyPanel(VerticalScroll):
             text(id="prompt-tokens", tooltip=tooltip("prompt")),
             budget,
             text(id="trim-note"),
+            kv_cache,
             text("switches", id="switches-title", classes="section", tooltip=SWITCHES_HINT),
             text(id="switches"),
             text("TTFT this chat", classes="section", tooltip=history_hint),
@@ -325,6 +333,16 @@ class LatencyPanel(VerticalScroll):
             ("tokens", tokens, "gap", gap),
         ]
         self._set("timings", _rows(rows, self._record_notes(record)))
+        self._show_kv(record.kv_cache)
+
+    def _show_kv(self, kv: dict[str, Any] | None) -> None:
+        """The last prompt's KV cache beside the budget, and the whole context's (a model whose
+        shape is known only)."""
+        phrase = kv_phrase(kv) if kv is not None else None
+        widget = self.query_one("#kv-cache", Static)
+        widget.display = phrase is not None
+        if phrase is not None:
+            self._set("kv-cache", Text.assemble(("KV ", "dim"), phrase.removeprefix("KV ")))
 
     def _record_notes(self, record: RequestRecord) -> Text:
         """The lines only some replies have: speculative decoding's acceptance, the server's

@@ -26,7 +26,7 @@ import json
 import random
 import socket
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tui import __version__
@@ -53,6 +53,7 @@ from tui.engine.metrics.phases import AttemptTrace
 from tui.engine.metrics.record import (
     DEFAULT_REQUEST_CLASSES,
     RequestClass,
+    RequestRecord,
     RequestStatus,
     Thresholds,
 )
@@ -60,6 +61,7 @@ from tui.engine.text.redact import is_secret_param, redact_text, url_secrets
 
 if TYPE_CHECKING:
     from tui.engine.chat.request import ChatRequest
+    from tui.engine.metrics.kv_cache import KvModel
     from tui.engine.tokens.counter import TokenCounter
 
 perf_counter = time.perf_counter
@@ -114,6 +116,21 @@ def _auth_headers(
         pair = f"{target.username}:{target.password or ''}".encode()
         return [("Authorization", "Basic " + base64.b64encode(pair).decode("ascii"))]
     return []
+
+
+def best_prompt_count(record: RequestRecord) -> int | None:
+    """The prompt's size as counted best: the server's (in its reply or by its tokenizer),
+    else the local estimate."""
+    server = record.server or {}
+    for count in (
+        server.get("prompt_tokens"),
+        record.prompt_tokens_usage,
+        record.prompt_tokens_server,
+        record.prompt_tokens_estimated,
+    ):
+        if isinstance(count, int):
+            return count
+    return None
 
 
 def _shortened(text: str, limit: int) -> str:
@@ -202,6 +219,8 @@ class ChatClient:
         stall_timeout_ms: float | None = None,
         stall_setting: str | None = None,
         prompt_progress: bool = False,
+        kv_models: Callable[[str], KvModel | None] | None = None,
+        context_window: int | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self._api_key = api_key
@@ -222,6 +241,11 @@ class ChatClient:
         # Ask a streamed request for the server's prompt progress (llama.cpp's
         # `return_progress`); a server that refuses the field gets it no more (dialects.py).
         self.prompt_progress = prompt_progress
+        # A model's KV-cache shape (kv_cache.py), for the prompt's and the context's KV bytes;
+        # the context window: the configured one, else what the server's model list states.
+        self.kv_models = kv_models
+        self.context_window = context_window
+        self.context_windows: dict[str, int] = {}
         self.request_classes = tuple(request_classes)
         self.max_retries = max(0, int(max_retries))
         self.simulated = simulated
@@ -303,11 +327,30 @@ class ChatClient:
         data = page.get("data") if isinstance(page, dict) else None
         if not isinstance(data, list):
             raise json.JSONDecodeError("no model list", body.decode(errors="replace"), 0)
-        return [
-            item["id"]
-            for item in data
-            if isinstance(item, dict) and isinstance(item.get("id"), str)
-        ]
+        ids = []
+        for item in data:
+            if not isinstance(item, dict) or not isinstance(item.get("id"), str):
+                continue
+            ids.append(item["id"])
+            meta = item.get("meta")  # llama-server: the context it was started with
+            window = meta.get("n_ctx") if isinstance(meta, dict) else None
+            if isinstance(window, int) and not isinstance(window, bool) and 0 < window < 1 << 31:
+                self.context_windows[item["id"]] = window
+        return ids
+
+    def kv_model(self, model: str) -> KvModel | None:
+        return self.kv_models(model) if self.kv_models is not None else None
+
+    def context_for(self, model: str) -> int | None:
+        """The context window the KV figures size: the configured one, else the server's."""
+        if self.context_window is not None:
+            return self.context_window
+        if model in self.context_windows:
+            return self.context_windows[model]
+        # A server that states one window for every model it lists (llama-server, the demo)
+        # runs any name it is asked for with it.
+        windows = set(self.context_windows.values())
+        return windows.pop() if len(windows) == 1 else None
 
     async def _whole_body(self, request: Request) -> bytes:
         """A small request's whole answer; StatusError (with the start of its body) for a
@@ -558,6 +601,11 @@ class ChatClient:
                 trace=trace,
                 finished_at=finished_at,
             )
+            kv = self.kv_model(request.model)
+            if kv is not None:
+                record.kv_cache = kv.figures(
+                    best_prompt_count(record), self.context_for(request.model)
+                )
             yield Finished(finished_at, record, reply.text, reply.reasoning)
         finally:
             if cancel_waiter is not None:

@@ -191,6 +191,9 @@ class RequestRecord:
     prefill_tokens_per_s: float | None = None
     # Speculative decoding: the share of drafted tokens accepted (None: not reported).
     draft_acceptance: float | None = None
+    # The KV cache of the prompt and of the whole context window, for a model whose shape is
+    # known (kv_cache.KvModel.figures): None otherwise.
+    kv_cache: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, object]:
         data = asdict(self)
