@@ -269,3 +269,22 @@ def test_sweep_on_the_demo_shows_the_cache_column_and_says_simulated(tmp_path: P
     assert done.stdout.splitlines()[0].split()[:4] == ["asked", "prompt", "tok", "cached"]
     assert "R² " in done.stdout and "prefill " in done.stdout and "tokens/s" in done.stdout
     assert "simulated: the embedded demo endpoint" in done.stdout
+
+
+def test_bench_sizes_each_variants_kv_cache_for_a_model_a_preset_names(
+    instant, isolated_home: Path
+) -> None:
+    done = firsttoken(
+        "bench", "--base-url", instant.base_url, "--model", "Qwen/Qwen2.5-7B-Instruct",
+        "--runs", "1", "--json", "hi, reply 3 tokens",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    for variant in json.loads(done.stdout)["variants"]:
+        kv = variant["kv_cache"]
+        # Qwen2.5 7B: 2 x 28 layers x 4 KV heads x 128 dims x 2 bytes a token.
+        assert kv["architecture"] == "Qwen2.5 7B" and kv["cache_type"] == "f16"
+        assert variant["kv_cache_bytes"] == kv["prompt_bytes"] == 57_344 * kv["prompt_tokens"]
+    table = firsttoken(
+        "bench", "--base-url", instant.base_url, "--model", "qwen2.5:7b", "--runs", "1", "hi"
+    )
+    assert table.returncode == 0 and "KV f16" in table.stdout.splitlines()[0]

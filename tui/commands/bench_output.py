@@ -11,6 +11,7 @@ from typing import Any
 
 from tui.engine.bench import ClassVerdict, LineFit, VariantResult, fit_warning
 from tui.engine.metrics.buffering import buffered_message
+from tui.engine.metrics.kv_cache import human_bytes
 from tui.engine.metrics.record import Thresholds
 from tui.engine.text.inert import inert_line
 
@@ -114,9 +115,24 @@ def _notes(measured: Measured, cold: bool = True) -> list[str]:
     return notes
 
 
+def _kv(result: VariantResult) -> dict[str, Any] | None:
+    """The KV cache of the variant's prompt (its last successful run's), when the model's
+    shape is known."""
+    return next((r.kv_cache for r in reversed(result.ok) if r.kv_cache is not None), None)
+
+
+def _kv_cell(result: VariantResult) -> str:
+    kv = _kv(result)
+    prompt = kv.get("prompt_bytes") if kv is not None else None
+    return human_bytes(prompt) if isinstance(prompt, int) else "—"
+
+
 def _summary(result: VariantResult) -> dict[str, Any]:
+    kv = _kv(result)
     return {
         "label": result.label,
+        "kv_cache_bytes": kv.get("prompt_bytes") if kv is not None else None,
+        "kv_cache": kv,
         "trim": result.trim,
         "stream": result.stream,
         "runs": len(result.records),
@@ -164,12 +180,19 @@ def _prefill(result: VariantResult) -> str:
 # -- bench ------------------------------------------------------------------------------------
 
 
+def _kv_type(results: list[VariantResult]) -> str:
+    kv = next((found for r in results if (found := _kv(r)) is not None), None)
+    return str(kv.get("cache_type")) if kv is not None else ""
+
+
 def bench_lines(measured: Measured) -> list[str]:
     results = measured.results
     reported = any(r.server_percentile("prefill_ms", 50) is not None for r in results)
+    kv_known = any(_kv(r) is not None for r in results)
     rows = []
     for r in results:
         row = [r.label, count(r.prompt_tokens), _cached(r)]
+        row += [_kv_cell(r)] if kv_known else []
         row += [duration(r.percentile("ttft_ms", 50)), duration(r.percentile("ttft_ms", 95))]
         row += [_prefill(r)] if reported else []
         row += [
@@ -177,7 +200,9 @@ def bench_lines(measured: Measured) -> list[str]:
             rate(r.percentile("output_tokens_per_s", 50)),
         ]
         rows.append([*row, _runs(r)])
-    header = ["variant", "prompt tok", "cached", "TTFT p50", "TTFT p95"]
+    header = ["variant", "prompt tok", "cached"]
+    header += [f"KV {_kv_type(results)}"] if kv_known else []
+    header += ["TTFT p50", "TTFT p95"]
     header += ["prefill p50"] if reported else []
     header += ["total p50", "tok/s", "runs"]
     lines = table(header, rows)
