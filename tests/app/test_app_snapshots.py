@@ -8,6 +8,7 @@ app receives them, and shows the endpoint under a fixed host label.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -271,58 +272,51 @@ def test_waterfall_and_the_figures_of_one_reply(snap_compare):
     assert snap_compare(app, terminal_size=(40, 36))
 
 
-def prefill_demo(prefill_ms_per_token: float) -> DemoThread:
+def sample_sent_to_llamacpp(
+    snap_compare, prefill_ms_per_token: float, until: Callable[[FirstTokenApp], bool], what: str
+) -> bool:
+    """The F6 sample sent to the demo playing llama-server at this prefill speed, the
+    snapshot taken once `until` holds."""
     overrides = {
         "server": "llamacpp",
         "prefill_ms_per_token": prefill_ms_per_token,
         "decode_tokens_per_s": 400.0,
     }
-    return start_demo_in_thread(latency_model("instant", overrides))
+    demo = start_demo_in_thread(latency_model("instant", overrides))
+    app = snapshot_app(demo.base_url, llamacpp=True)
+
+    async def run_before(pilot):
+        await wait_ready(pilot)
+        await pilot.press("f6")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: until(app), timeout=60, what=what)
+        await settle(pilot)
+
+    try:
+        return bool(snap_compare(app, terminal_size=SIZE, run_before=run_before))
+    finally:
+        demo.stop()
 
 
 @pytest.mark.e2e
 def test_panel_during_a_long_prefill(snap_compare):
     # A llama.cpp server computing the F6 sample's prompt: the bar, the counts, the rate and
-    # the first token's ETA under the live TTFT counter (figures fixed by `fixed_live`).
-    demo = prefill_demo(1000.0)  # no first token within the test
-    app = snapshot_app(demo.base_url, llamacpp=True)
-
-    async def run_before(pilot):
-        await wait_ready(pilot)
-        await pilot.press("f6")
-        await pilot.press("enter")
-        await wait_for(
-            pilot,
-            lambda: "first token ~" in str(app.query_one("#timings").content),
-            what="the prefill in the panel",
-        )
-        await settle(pilot)
-
-    try:
-        assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
-    finally:
-        demo.stop()
+    # the first token's ETA under the live TTFT counter (figures fixed by `fixed_live`); at
+    # 1 s a token no first token comes within the test.
+    assert sample_sent_to_llamacpp(
+        snap_compare,
+        1000.0,
+        lambda app: "first token ~" in str(app.query_one("#timings").content),
+        "the prefill in the panel",
+    )
 
 
 @pytest.mark.e2e
 def test_panel_after_a_long_prefill(snap_compare):
     # The same prompt once its reply is in: the server's prefill rate among the record's notes.
-    demo = prefill_demo(0.25)
-    app = snapshot_app(demo.base_url, llamacpp=True)
-
-    async def run_before(pilot):
-        await wait_ready(pilot)
-        await pilot.press("f6")
-        await pilot.press("enter")
-        await wait_for(
-            pilot,
-            lambda: app.chat_screen.last_record is not None and not app.chat_screen.busy,
-            timeout=60,
-            what="the reply",
-        )
-        await settle(pilot)
-
-    try:
-        assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
-    finally:
-        demo.stop()
+    assert sample_sent_to_llamacpp(
+        snap_compare,
+        0.25,
+        lambda app: app.chat_screen.last_record is not None and not app.chat_screen.busy,
+        "the reply",
+    )

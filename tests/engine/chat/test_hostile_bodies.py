@@ -19,6 +19,7 @@ from itertools import chain
 from typing import Any
 
 import pytest
+from helpers.raw_server import RawServer
 
 from tui.engine.chat import stream_body as client_body
 from tui.engine.chat.client import ChatClient
@@ -124,33 +125,18 @@ def test_the_limits_are_per_line_and_per_event_not_per_stream() -> None:
 HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n"
 
 
-class OneBadReply:
+class OneBadReply(RawServer):
     """An HTTP/1.1 server on loopback: the first request gets `body` (pieces written as fast as
     the client reads them, until it stops reading or MAX_SENT), every later one a good reply."""
 
     MAX_SENT = 64 * MiB  # a client that never refused would end the test, not hang it
 
     def __init__(self, body: Iterator[bytes], headers: bytes = b"") -> None:
+        super().__init__(lambda _head, _body: ())
         self._body = body
         self._headers = headers
         self.sent = 0
-        self.requests = 0
-        self._server: asyncio.Server | None = None
-
-    async def __aenter__(self) -> OneBadReply:
-        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
-        return self
-
-    async def __aexit__(self, *_: object) -> None:
-        assert self._server is not None
-        self._server.close()
-        await self._server.wait_closed()
-
-    @property
-    def base_url(self) -> str:
-        assert self._server is not None
-        port = self._server.sockets[0].getsockname()[1]
-        return f"http://127.0.0.1:{port}/v1"
+        self.request_count = 0
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -162,8 +148,8 @@ class OneBadReply:
                     if line.startswith(b"content-length:")
                 )
                 await reader.readexactly(length)
-                self.requests += 1
-                if self.requests == 1:
+                self.request_count += 1
+                if self.request_count == 1:
                     await self._send_bad(writer)
                     return
                 writer.write(HEAD + b"\r\n" + chunk(GOOD_REPLY) + b"0\r\n\r\n")
@@ -283,7 +269,7 @@ async def test_a_hostile_body_ends_the_reply_with_what_was_wrong(
 
         text, finished = await reply(server.base_url)  # a fresh client, the same server
         assert (text, finished.record.status) == ("Hello there", RequestStatus.OK)
-        assert server.requests == 2
+        assert server.request_count == 2
 
 
 async def test_a_gzip_body_keeps_the_same_limits(watched: dict[str, list[Any]]) -> None:

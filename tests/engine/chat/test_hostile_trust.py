@@ -13,8 +13,8 @@ import zlib
 from typing import Any
 
 import pytest
+from helpers.raw_server import RawServer, response
 
-from tests.helpers.raw_server import RawServer, response
 from tui.engine.chat import attempt as attempt_module
 from tui.engine.chat import client as client_module
 from tui.engine.chat.client import ChatClient, ClientError

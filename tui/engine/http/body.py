@@ -174,33 +174,31 @@ class ContentDecoder:
         return bool(self._steps)
 
     def decode(self, data: bytes) -> bytes:
-        try:
-            for step in self._steps:
-                data = step.decode(data)
-        except zlib.error as error:
-            raise BodyRefused(
-                self._where, f"a compressed body that does not decode ({error})"
-            ) from None
-        except OverflowError:
-            raise BodyRefused(self._where, _OVERSIZED) from None
-        return data
+        return self._through_steps(data, finish=False)
 
     def flush(self) -> bytes:
         """What is left once the body has ended; BodyRefused when a compressed stream stopped
         before its own end (the body was cut: what came is not the whole of it)."""
-        data = b""
+        data = self._through_steps(b"", finish=True)
+        for step in self._steps:
+            if not step.ended:
+                raise BodyRefused(self._where, f"a {step.name} body cut off before its end")
+        return data
+
+    def _through_steps(self, data: bytes, *, finish: bool) -> bytes:
+        """`data` through every step in turn (each step's remaining output too when the body
+        has ended); a zlib error or a body past its limit is BodyRefused."""
         try:
             for step in self._steps:
-                data = step.decode(data) + step.finish()
+                data = step.decode(data)
+                if finish:
+                    data += step.finish()
         except zlib.error as error:
             raise BodyRefused(
                 self._where, f"a compressed body that does not decode ({error})"
             ) from None
         except OverflowError:
             raise BodyRefused(self._where, _OVERSIZED) from None
-        for step in self._steps:
-            if not step.ended:
-                raise BodyRefused(self._where, f"a {step.name} body cut off before its end")
         return data
 
 
