@@ -126,6 +126,12 @@ trim_strategy = "priority"
 short_qa = { ttft_target_ms = 500, max_output_tokens = 512 }
 long_generation = { ttft_target_ms = 2000 }
 
+# Optional: the KV cache's element type (f16 by default; q8_0, q4_0, ... for llama.cpp's
+# --cache-type-k/-v), and the configured model's attention shape when no preset names its id
+# (layers, kv_heads, head_dim; or architecture = "Qwen3 8B"): docs/configuration.md.
+# [llm.kv_cache]
+# type = "q8_0"
+
 # Optional: the embedded demo endpoint's latency model (`firsttoken demo-server` and the
 # endpoint used when no API is configured). Its numbers are always labelled simulated.
 [demo]
