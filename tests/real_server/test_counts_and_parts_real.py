@@ -4,6 +4,7 @@ server (llama-cpp-python's: it answers `/extras/tokenize/count`)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from helpers.cli import firsttoken
@@ -83,5 +84,9 @@ def test_a_count_the_servers_usage_contradicts_is_never_shown_as_exact(
         "--messages", str(tmp_path / "chat.json"), "--no-trim", "--no-stream", QUESTION,
     )  # fmt: skip
     summary = done.stderr.strip().splitlines()[-1]
-    assert f"prompt {counted['usage']:,} tokens" in summary, summary  # usage wins
+    # Usage wins. llama-cpp-python's usage for the same messages has been seen to differ by
+    # one token between two requests (5,412 and 5,413), far from its tokenizer's count.
+    shown = re.search(r"prompt ([\d,]+) tokens", summary)
+    assert shown is not None, summary
+    assert abs(int(shown.group(1).replace(",", "")) - counted["usage"]) <= 1, summary
     assert "its tokenizer counted ≈" in summary, summary
