@@ -334,8 +334,6 @@ def classify(
         return classify_status(error, url, api_key, fit)
     if isinstance(error, ServerReportedError) and secrets:
         error = ServerReportedError(redact_text(error.message, secrets), None)
-    elif secrets and not isinstance(error, (json.JSONDecodeError, ConnectionFailed, OSError)):
-        error = RuntimeError(redact_text(str(error), secrets))
     if isinstance(error, json.JSONDecodeError):
         return bad_json_error(url)
     if isinstance(error, BodyRefused):
@@ -356,6 +354,6 @@ def classify(
         return ClassifiedError("server", f"the server reported an error mid-stream: {text}")
     if isinstance(error, OSError):
         return classify_connection(error, url)
-    text = _one_line(str(error), 160)
+    text = _one_line(redact_text(str(error), secrets), 160)
     suffix = f": {text}" if text else ""
     return ClassifiedError("unexpected", f"unexpected {type(error).__name__}{suffix}")
