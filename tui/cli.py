@@ -296,6 +296,7 @@ def build_parser() -> argparse.ArgumentParser:
     _bench_parsers(sub, common)
     _race_parser(sub, common)
     _history_parser(sub, common)
+    _records_parsers(sub, common)
 
     config = sub.add_parser(
         "config",
@@ -333,6 +334,78 @@ def build_parser() -> argparse.ArgumentParser:
         help="append one JSON line per request with the server's timestamps",
     )
     return parser
+
+
+def _since(text: str) -> float:
+    from tui.commands.stats import since_epoch
+
+    return since_epoch(text)
+
+
+def _records_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
+    """stats, export, chats: answers read from the kept records and chats."""
+    stats = sub.add_parser(
+        "stats",
+        parents=[common],
+        help="TTFT, TPOT and total percentiles per model and endpoint, with plots",
+        description="Statistics over the kept latency records, per model and endpoint: "
+        "p50/p90/p95/p99 of TTFT, time to first answer, TPOT and total; SLO attainment and "
+        "goodput; errors by kind; the cached share of prompt tokens; a TTFT histogram and "
+        "TTFT over time. --model and --endpoint keep the groups whose names hold the text. "
+        "Exit codes: 0 ok, 1 the history cannot be read, 2 usage.",
+    )
+    stats.add_argument("--endpoint", metavar="HOST", default=None, help="only this endpoint")
+    stats.add_argument(
+        "--since",
+        type=_since,
+        metavar="WHEN",
+        default=None,
+        help="only records since then: 30m, 12h, 7d, 2w back, or a date (2026-11-01)",
+    )
+    stats.add_argument("--json", action="store_true", help="one JSON object with `groups`")
+    stats.add_argument("--no-plot", action="store_true", help="the tables only")
+
+    export = sub.add_parser(
+        "export",
+        parents=[common],
+        help="a saved chat as Markdown (with each reply's figures) or JSON",
+        description="Write a saved chat as Markdown, each reply followed by its figures (TTFT, "
+        "total, tokens, model), or as the JSON message list that --messages reads back. "
+        "Exit codes: 0 ok, 1 the history or the file cannot be read or written, 2 usage.",
+    )
+    export.add_argument("chat", type=_positive_int, metavar="CHAT", help="the chat's id")
+    export.add_argument(
+        "--format", choices=["md", "json"], default=None, help="md (default) or json"
+    )
+    export.add_argument(
+        "-o", "--output", type=Path, metavar="FILE", default=None,
+        help="write to FILE (its .json or .md suffix picks the format); default: stdout",
+    )  # fmt: skip
+
+    chats = sub.add_parser(
+        "chats",
+        parents=[common],
+        help="list, search, rename and delete saved chats",
+        description="List the saved chats, the last used first (with --search: those whose "
+        "title or messages hold every word), rename one or delete one (its requests' latency "
+        "records are kept). Exit codes: 0 ok, 1 the history cannot be read or written, 2 "
+        "usage (no such chat, or delete without --yes where nobody can answer).",
+    )
+    chats.add_argument("--search", metavar="TEXT", default=None, help="words to look for")
+    chats.add_argument(
+        "--kind", choices=["app", "ask", "race", "all"], default="all", help="only this kind"
+    )
+    chats.add_argument(
+        "--limit", type=_positive_int, metavar="N", default=50, help="chats to list (50)"
+    )
+    chats.add_argument("--json", action="store_true", help="JSON lines instead of a table")
+    action = chats.add_subparsers(dest="chats_action", metavar="ACTION", required=False)
+    rename = action.add_parser("rename", help="give a chat a title")
+    rename.add_argument("chat", type=_positive_int, metavar="ID")
+    rename.add_argument("title", metavar="TITLE")
+    delete = action.add_parser("delete", help="delete a chat (its records stay)")
+    delete.add_argument("chat", type=_positive_int, metavar="ID")
+    delete.add_argument("--yes", action="store_true", help="do not ask first")
 
 
 def _history_parser(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -480,6 +553,9 @@ DISPATCH: dict[str | None, Command] = {
     "config": Command("tui.commands.show_config", "run", NEEDS_FLAGS),
     "demo-server": Command("tui.commands.serve_demo", "run"),
     "race": Command("tui.commands.race", "run", NEEDS_FLAGS),  # each target loads its own
+    "stats": Command("tui.commands.stats", "run", NEEDS_NOTHING),
+    "export": Command("tui.commands.export", "run", NEEDS_NOTHING),
+    "chats": Command("tui.commands.chats", "run", NEEDS_NOTHING),
     None: Command("tui.commands.open_app", "run"),
 }
 COMMANDS = tuple(name for name in DISPATCH if name is not None)

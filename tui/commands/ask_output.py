@@ -8,6 +8,7 @@ from typing import Any
 from tui.engine.metrics.anatomy import REMAINDER, ttft_anatomy
 from tui.engine.metrics.kv_cache import kv_phrase
 from tui.engine.metrics.record import RequestRecord, RequestStatus, TtftLevel
+from tui.engine.text.figures import duration
 from tui.engine.text.inert import inert_line
 from tui.engine.text.redact import redact_text
 from tui.engine.tokens.server_counts import SERVER, usage_agrees
@@ -19,14 +20,6 @@ _ADJUSTED = {
     "default_temperature": "its default temperature",
     "no_return_progress": "no prompt progress asked",
 }
-
-
-def duration(ms: float | None) -> str:
-    if ms is None:
-        return "–"
-    if ms < 1000:
-        return f"{ms:.0f} ms" if ms >= 10 else f"{ms:.1f} ms"
-    return f"{ms / 1000:.2f} s"
 
 
 def _split(record: RequestRecord) -> str:
