@@ -6,7 +6,7 @@ from tui.app.app import FirstTokenApp
 from tui.app.keymap import APP_BINDINGS, CHAT_BINDINGS, HELP_ENTRIES, PALETTE_COMMANDS
 from tui.app.screens.chat_screen import ChatScreen
 
-DISPLAY = {"escape": "esc", "up": "↑", "down": "↓"}
+DISPLAY = {"escape": "esc", "up": "↑", "down": "↓", "backslash": "\\"}
 
 
 def _shown(key: str) -> str:

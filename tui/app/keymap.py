@@ -30,6 +30,7 @@ CHAT_BINDINGS: tuple[Binding, ...] = (
     Binding("ctrl+up", "budget(1)", "budget +500", show=False, id="budget_up"),
     Binding("ctrl+down", "budget(-1)", "budget -500", show=False, id="budget_down"),
     Binding("f12", "race", "race", show=False, id="race"),
+    Binding("f11,ctrl+backslash", "statistics", "stats", show=False, id="statistics"),
 )
 # A race's screen (tui/app/race/race_screen.py): the chat's race key goes back to the chat.
 RACE_BINDINGS: tuple[Binding, ...] = (
@@ -66,6 +67,7 @@ HELP_ENTRIES: list[tuple[str, str, str]] = [
     ("ctrl+↑ / ctrl+↓", "prompt token budget +500 / -500", "Latency"),
     ("f6", "load the bloated sample conversation (trimming demo)", "Latency"),
     ("f12", "race this chat against another model or setting, side by side", "Latency"),
+    ("f11 / ctrl+\\", "statistics: this model's TTFT percentiles beside the others'", "Latency"),
     ("f2", "switch model (from GET /v1/models)", "App"),
     ("f4", "switch theme (remembered)", "App"),
     ("f10 / ctrl+b", "show / hide the latency panel", "App"),
@@ -104,6 +106,21 @@ PALETTE_COMMANDS: tuple[PaletteCommand, ...] = (
     ),
     PaletteCommand(
         "Race this chat", "against another model, endpoint or setting, side by side (f12)", "race"
+    ),
+    PaletteCommand(
+        "Statistics", "TTFT percentiles per model and endpoint (f11 / ctrl+\\)", "statistics"
+    ),
+    PaletteCommand(
+        "Export chat as Markdown",
+        "each reply with its figures, to a file here",
+        "export_chat",
+        (0,),
+    ),
+    PaletteCommand(
+        "Export chat as JSON",
+        "the messages as --messages reads them, to a file here",
+        "export_chat",
+        (1,),
     ),
     PaletteCommand("Copy last reply", "to the clipboard (f7)", "copy_reply"),
     PaletteCommand("Copy last code block", "of the last reply (f8)", "copy_code"),

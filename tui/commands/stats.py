@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING, Any, TextIO
 from tui.commands._common import EXIT_FAILED, EXIT_OK, error
 from tui.commands.bench_output import count, duration, table
 from tui.engine.text.inert import inert_line, json_text
+from tui.session.stats_plots import group_label
 
 if TYPE_CHECKING:
     from tui.engine.metrics.statistics import GroupStats
 
 _UNITS = {"m": 60.0, "h": 3600.0, "d": 86400.0, "w": 7 * 86400.0}
-PLOTTED_GROUPS = 4  # a histogram with more overlaid groups cannot be read
 
 
 def since_epoch(text: str, now: float | None = None) -> float:
@@ -47,11 +47,6 @@ def since_epoch(text: str, now: float | None = None) -> float:
 
 def _percent(share: float | None) -> str:
     return "—" if share is None else f"{share * 100:.0f}%"
-
-
-def _name(group: GroupStats) -> str:
-    simulated = " (sim)" if group.simulated else ""
-    return inert_line(group.model)[:40] + simulated
 
 
 def _errors(group: GroupStats) -> str:
@@ -84,7 +79,7 @@ def figure_lines(groups: list[GroupStats]) -> list[str]:
     ttft_header += ["first answer p50", "p95"]
     ttft_rows = [
         [
-            _name(group),
+            group_label(group),
             inert_line(group.endpoint_host)[:40],
             count(group.count),
             count(group.streamed_ok),
@@ -98,7 +93,7 @@ def figure_lines(groups: list[GroupStats]) -> list[str]:
     rest_header += ["cached", "errors"]
     rest_rows = [
         [
-            _name(group),
+            group_label(group),
             _tpot(group.tpot_ms["p50"]),
             _tpot(group.tpot_ms["p95"]),
             duration(group.total_ms["p50"]),
@@ -122,50 +117,14 @@ def _tpot(ms: float | None) -> str:
 
 
 def plot_lines(groups: list[GroupStats], width: int, color: bool) -> list[str]:
-    """The TTFT histogram of the groups with the most streamed requests, then their TTFT over
-    time, as plotext draws them."""
-    import plotext as plt
+    """The TTFT histogram, then TTFT over time, with a blank line before each."""
+    from tui.session.stats_plots import ttft_histogram, ttft_over_time, uncolored
 
-    shown = [group for group in groups if group.ttft_values][:PLOTTED_GROUPS]
-    if not shown:
-        return []
-    drawn = []
-    plt.clf()
-    plt.plotsize(width, 16)
-    plt.theme("clear")
-    for group in shown:
-        plt.hist(group.ttft_values, bins=min(40, max(5, width // 3)), label=_name(group))
-    plt.title("TTFT histogram (streamed requests)")
-    plt.xlabel("TTFT ms")
-    drawn.append(plt.build())
-    if len({t for group in shown for t in group.ttft_epochs}) > 1:
-        drawn.append(_over_time(shown, width))
     lines: list[str] = []
-    for text in drawn:
-        lines += ["", *(text if color else plt.uncolorize(text)).rstrip("\n").split("\n")]
+    for text in (ttft_histogram(groups, width), ttft_over_time(groups, width)):
+        if text:
+            lines += ["", *(text if color else uncolored(text)).rstrip("\n").split("\n")]
     return lines
-
-
-def _over_time(shown: list[GroupStats], width: int) -> str:
-    import plotext as plt
-
-    plt.clf()
-    plt.plotsize(width, 16)
-    plt.theme("clear")
-    for group in shown:
-        plt.scatter(group.ttft_epochs, group.ttft_values, label=_name(group), marker="dot")
-    first = min(t for group in shown for t in group.ttft_epochs)
-    last = max(t for group in shown for t in group.ttft_epochs)
-    # Ticks of the form the span needs: seconds within a minute's worth, days over a week's.
-    span = last - first
-    form = "%H:%M:%S" if span < 600 else "%H:%M" if span < 86400 else "%m-%d %H:%M"
-    if span >= 7 * 86400:
-        form = "%Y-%m-%d"
-    ticks = [first + span * step / 4 for step in range(5)]
-    plt.xticks(ticks, [time.strftime(form, time.localtime(t)) for t in ticks])
-    plt.title("TTFT over time")
-    plt.ylabel("TTFT ms")
-    return str(plt.build())
 
 
 def payload(groups: list[GroupStats], since: float | None, filters: dict[str, Any]) -> dict:

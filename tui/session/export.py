@@ -29,7 +29,7 @@ class NoSuchChat(LookupError):
 
 
 @dataclass(frozen=True, slots=True)
-class SavedChat:
+class ChatDocument:
     """A chat as the store keeps it: its row, each lane's messages (one lane unless a race's),
     the lanes' labels, and its requests' records oldest first."""
 
@@ -39,14 +39,14 @@ class SavedChat:
     records: list[dict[str, Any]]
 
 
-def read_chat(store: Store, chat_id: int) -> SavedChat:
+def read_chat(store: Store, chat_id: int) -> ChatDocument:
     found = store.chats(ids=[chat_id])
     if not found:
         raise NoSuchChat(chat_id)
     labels = store.lanes(chat_id)
     lanes = [store.messages(chat_id, lane) for lane in range(max(1, len(labels)))]
     records = list(reversed(store.records(limit=-1, chat_id=chat_id)))
-    return SavedChat(found[0], lanes, labels, records)
+    return ChatDocument(found[0], lanes, labels, records)
 
 
 def text_of(message: dict[str, Any]) -> str:
@@ -125,7 +125,7 @@ def _message_block(message: dict[str, Any], note: str | None) -> list[str]:
     return lines
 
 
-def markdown(saved: SavedChat) -> str:
+def markdown(saved: ChatDocument) -> str:
     chat = saved.chat
     title = " ".join(str(chat.get("title") or f"chat {chat['id']}").split())
     made = time.strftime("%Y-%m-%d %H:%M", time.localtime(chat["created_at_epoch"]))
@@ -147,13 +147,13 @@ def markdown(saved: SavedChat) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def message_list(saved: SavedChat) -> str:
+def message_list(saved: ChatDocument) -> str:
     """The first lane's messages as `--messages` reads them (the same value, with the controls
     JSON leaves raw escaped too, so it is inert on a terminal)."""
     return json_text(saved.lanes[0], indent=2) + "\n"
 
 
-def export_text(saved: SavedChat, form: str) -> str:
+def export_text(saved: ChatDocument, form: str) -> str:
     return message_list(saved) if form == JSON else markdown(saved)
 
 

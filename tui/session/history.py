@@ -22,6 +22,7 @@ from tui.session.drafts import Draft, ReplyDrafts, draft_record
 
 if TYPE_CHECKING:
     from tui.engine.metrics.record import RequestRecord
+    from tui.engine.metrics.statistics import LatencyRow
     from tui.engine.store.database import Store
     from tui.session.chat_state import ChatState
     from tui.session.turn import Turn
@@ -259,6 +260,32 @@ class ChatHistory:
         if deleted and self.state.chat_id == chat_id:
             self.state.chat_id = None
         return deleted
+
+    def latency_rows(self) -> list[LatencyRow] | None:
+        """Every finished request's figures, oldest first (statistics read them); None (after a
+        warning) when there is no history or it cannot be read."""
+        if self.store is None:
+            self._warn("history is not being saved, so there are no statistics")
+            return None
+        try:
+            return self.store.latency_rows()
+        except Exception as error:
+            self._warn(f"history not readable: {error}")
+            return None
+
+    def export(self, chat_id: int, form: str) -> tuple[str, str] | None:
+        """A saved chat as a document (tui/session/export.py) and the file name it suggests;
+        None after a warning."""
+        from tui.session.export import export_text, file_name, read_chat
+
+        if self.store is None:
+            return None
+        try:
+            document = read_chat(self.store, chat_id)
+        except Exception as error:
+            self._warn(f"history not readable: {error}")
+            return None
+        return export_text(document, form), file_name(document.chat, form)
 
     def chat(self, chat_id: int) -> SavedChat | None:
         """A saved chat: its messages and every record of it."""

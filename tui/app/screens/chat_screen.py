@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
@@ -457,6 +458,21 @@ class ChatScreen(RenderScreen):
         if model == self.state.model:
             self.engine.counter = counter
             self.update_preview()
+
+    def action_statistics(self) -> None:
+        from tui.app.screens.chat_records import open_statistics
+
+        client = self.engine.client
+        host, simulated = ("", False) if client is None else (client.host, client.simulated)
+        open_statistics(self.app, self.chat.history, self.state.model, host, simulated)
+
+    def action_export_chat(self, as_json: int = 0) -> Path | None:
+        """The open chat to a file in the working folder (the palette's two exports)."""
+        from tui.app.screens.chat_records import export_chat
+
+        return export_chat(
+            self.notify, self.chat.history, self.state.chat_id, bool(as_json), Path.cwd()
+        )
 
     def action_race(self) -> None:
         """Race this chat's conversation against another model, endpoint or setting."""
