@@ -175,6 +175,8 @@ def generate(path: Path, chats: int, messages_per_chat: int, records: int, seed:
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         record_rows,
     )
+    # The search index, as the store fills it message by message.
+    db.execute("INSERT INTO message_search (rowid, text) SELECT id, text FROM message_text")
     db.execute("COMMIT")
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     db.close()
@@ -182,13 +184,20 @@ def generate(path: Path, chats: int, messages_per_chat: int, records: int, seed:
 
 
 def timed(work: Callable[[], object], runs: int = 5) -> float:
-    """The median wall time of `work`, in ms."""
-    times = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        work()
-        times.append((time.perf_counter() - started) * 1000)
-    return statistics.median(times)
+    """The median of `runs` measurements of `work`, in ms (history_scale_reads.measured)."""
+    from benchmarks.history_scale_reads import measured
+
+    return statistics.median(measured(work) for _ in range(runs))
+
+
+def _stats_command() -> float:
+    """`firsttoken stats --no-plot` as a user runs it, process start included."""
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, "-m", "tui", "stats", "--no-plot"], capture_output=True, check=True
+    )
+    return float(len(done.stdout))
 
 
 def main() -> int:
@@ -196,27 +205,48 @@ def main() -> int:
     parser.add_argument("--chats", type=int, default=10_000)
     parser.add_argument("--messages", type=int, default=100)
     parser.add_argument("--records", type=int, default=100_000)
+    parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--keep", type=Path, default=None, help="write the history here")
     args = parser.parse_args()
     home = Path(tempfile.mkdtemp(prefix="history-scale-"))
     os.environ["FIRSTTOKEN_HOME"] = str(home)
     from tui.locations import history_db_path
 
-    path = args.keep or history_db_path()
+    path = history_db_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     big = generate(path, args.chats, args.messages, args.records)
     size = path.stat().st_size / 1e6
     took = time.perf_counter() - started
+    with sqlite3.connect(path) as db:
+        messages = db.execute("SELECT COUNT(*) FROM messages").fetchone()[0]
+        last = db.execute(
+            "SELECT json FROM messages WHERE chat_id = ? ORDER BY position DESC LIMIT 1", (big,)
+        ).fetchone()[0]
     print(
-        f"generated {args.chats:,} chats, {args.chats * args.messages:,} messages, "
+        f"generated {args.chats:,} chats, {messages:,} messages, "
         f"{args.records:,} records: {size:,.0f} MB in {took:.0f} s"
     )
-    print(f"load average {os.getloadavg()[0]:.2f}")
-    from benchmarks.history_scale_reads import READS
+    print(f"load average {os.getloadavg()[0]:.2f}; medians of {args.runs} runs")
+    from benchmarks.history_scale_reads import app_reads, store_reads
+    from tui.demo.latency_model import latency_model
+    from tui.demo.thread import start_demo_in_thread
 
-    for name, target, work in READS(path, big):
-        print(f"{name}: {timed(work):,.0f} ms (target {target})")
+    for name, target, work in store_reads(path, big):
+        print(f"{name}: {timed(work, args.runs):,.0f} ms (target {target})")
+    stats_ms = timed(lambda: _stats_command() and None, args.runs)
+    print(f"`firsttoken stats` command, process start included: {stats_ms:,.0f} ms")
+    demo = start_demo_in_thread(latency_model("instant"))
+    last_words = " ".join(json.loads(last)["content"].split()[-3:])
+    try:
+        for name, target, work in app_reads(path, big, demo.base_url, last_words):
+            print(f"{name}: {timed(work, args.runs):,.0f} ms (target {target})")
+    finally:
+        demo.stop()
+    if args.keep is not None:
+        import shutil
+
+        shutil.copy(path, args.keep)
     return 0
 
 

@@ -24,9 +24,10 @@ from tui.engine.metrics.record import percentile_of_sorted
 PERCENTILES = (50, 90, 95, 99)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class LatencyRow:
-    """The parts of one kept record that statistics read."""
+    """The parts of one kept record that statistics read (not frozen: a frozen dataclass
+    costs a setattr call a field, and `stats` makes one a record)."""
 
     model: str
     endpoint_host: str

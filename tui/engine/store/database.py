@@ -77,26 +77,30 @@ def _index_message(db: sqlite3.Connection, row_id: int, message: dict[str, Any])
 
 
 def _latency_row(row: tuple[Any, ...]) -> LatencyRow:
-    """A `latency_rows` row: its columns, then the JSON array of its record's extracted fields
-    (anything of the wrong type, as an older or damaged file may hold, reads as unknown)."""
-    model, host, epoch, status, kind, streamed, simulated, ttft, total, tpot, extra = row
-    answer, met, prompt, cached = json.loads(extra)
+    """A `latency_rows` row: its columns, then its record's extracted fields (SQLite parses a
+    record's JSON once for all four); anything of the wrong type, as an older or damaged file
+    may hold, reads as unknown."""
+    model, host, epoch, status, kind, streamed, simulated, ttft, total, tpot = row[:10]
+    answer, met, prompt, cached = row[10:]
     return LatencyRow(
-        model=str(model),
-        endpoint_host=str(host),
-        started_at_epoch=float(epoch),
-        ok=status == RequestStatus.OK.value,
-        error_kind=kind,
-        streamed=bool(streamed),
-        simulated=bool(simulated),
-        ttft_ms=ttft,
-        total_ms=total,
-        tpot_ms=tpot,
-        time_to_first_answer_ms=answer if isinstance(answer, (int, float)) else None,
-        target_met=met if isinstance(met, bool) else (None if met is None else bool(met)),
-        prompt_tokens=prompt if isinstance(prompt, int) else None,
-        cached_tokens=cached if isinstance(cached, int) else None,
+        str(model),
+        str(host),
+        float(epoch),
+        status == _OK,
+        kind,
+        bool(streamed),
+        bool(simulated),
+        ttft,
+        total,
+        tpot,
+        answer if isinstance(answer, (int, float)) else None,
+        None if met is None else bool(met),
+        prompt if isinstance(prompt, int) else None,
+        cached if isinstance(cached, int) else None,
     )
+
+
+_OK = RequestStatus.OK.value
 
 
 def record_from_dict(data: dict[str, Any]) -> RequestRecord:
@@ -590,9 +594,11 @@ class Store:
         where = f" WHERE {' AND '.join(wanted)}" if wanted else ""
         query = (
             "SELECT model, endpoint_host, started_at_epoch, status, error_kind, streamed,"
-            " simulated, ttft_ms, total_ms, tpot_ms, json_extract(record_json,"
-            " '$.time_to_first_answer_ms', '$.target_met', '$.prompt_tokens_usage',"
-            " '$.server.cached_tokens') FROM records"
+            " simulated, ttft_ms, total_ms, tpot_ms,"
+            " json_extract(record_json, '$.time_to_first_answer_ms'),"
+            " json_extract(record_json, '$.target_met'),"
+            " json_extract(record_json, '$.prompt_tokens_usage'),"
+            " json_extract(record_json, '$.server.cached_tokens') FROM records"
             f"{where} ORDER BY started_at_epoch, rowid"
         )
         with self._locked() as db:
