@@ -16,6 +16,7 @@ from textual.widgets import DataTable, Static
 from tui.app.screens.modal_once import ModalOnce
 from tui.engine.metrics.statistics import GroupStats
 from tui.engine.text.figures import duration
+from tui.engine.text.inert import inert_line
 from tui.session.stats_plots import group_label, ttft_histogram
 
 HISTOGRAM_HEIGHT = 14
@@ -42,7 +43,7 @@ def summary_text(group: GroupStats | None, model: str) -> str:
         return f"{model}: no request recorded at this endpoint yet"
     ttft = group.ttft_ms
     lines = [
-        f"{group_label(group)} @ {group.endpoint_host} · {group.count:,} requests, "
+        f"{group_label(group)} @ {inert_line(group.endpoint_host)} · {group.count:,} requests, "
         f"{group.streamed_ok:,} streamed",
         "TTFT  " + " · ".join(f"p{q} {duration(ttft[f'p{q}'])}" for q in (50, 90, 95, 99)),
         f"first answer p50 {duration(group.time_to_first_answer_ms['p50'])} · "
@@ -116,7 +117,7 @@ class StatsScreen(ModalOnce[None]):
             marker = "▶ " if group is self.current else ""
             table.add_row(
                 marker + group_label(group),
-                group.endpoint_host,
+                inert_line(group.endpoint_host),
                 f"{group.count:,}",
                 duration(group.ttft_ms["p50"]),
                 duration(group.ttft_ms["p95"]),
