@@ -175,6 +175,9 @@ def generate(path: Path, chats: int, messages_per_chat: int, records: int, seed:
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         record_rows,
     )
+    from tui.engine.store.migrations.v007_figure_columns import FILL
+
+    db.execute(FILL)  # the figures' columns, as the store writes them with each record
     # The search index, as the store fills it message by message.
     db.execute("INSERT INTO message_search (rowid, text) SELECT id, text FROM message_text")
     db.execute("COMMIT")

@@ -2,9 +2,10 @@
 and the commands make it, with its target.
 
 Store-level reads go through the same calls the app's picker, its `--resume` and the `stats`
-command make; the app-level ones drive the real app headless (Pilot) against a demo endpoint
-on this machine: Ctrl+G until the picker lists its first page, `--resume` of the 2,000-message
-chat until its last message is on screen, and the app's start until it is ready.
+command make; the app-level ones drive the real app headless (`run_test`) against a demo
+endpoint on this machine: the Ctrl+G key until the picker's first page is laid out on screen,
+`--resume` of the 2,000-message chat until its last message is on screen, and the app's start
+until it is ready.
 """
 
 from __future__ import annotations
@@ -74,20 +75,29 @@ async def _ready_ms(path: Path, base_url: str) -> float:
 
 
 async def _picker_ms(path: Path, base_url: str) -> float:
+    """From the Ctrl+G key event reaching the app to the picker's list laid out on screen
+    (the compositor has placed it: the paint follows in the same refresh). The key goes in
+    as the terminal's would, not through Pilot's press, whose own waits for the app to be
+    idle would be counted too."""
+    from textual import events
     from textual.widgets import OptionList
 
     from tui.app.screens.chat_picker import ChatPicker
 
     app = _app(path, base_url)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(120, 40)):
         await _until(lambda: app.chat_screen.preview is not None)
-        started = time.perf_counter()
-        await pilot.press("ctrl+g")
+        await asyncio.sleep(0.5)  # the start-up's deferred work done, as a user's first key
 
         def listed() -> bool:
             screen = app.screen
-            return isinstance(screen, ChatPicker) and screen.query_one(OptionList).option_count > 0
+            if not isinstance(screen, ChatPicker):
+                return False
+            options = screen.query_one(OptionList)
+            return options.option_count > 0 and options.region.height > 0
 
+        started = time.perf_counter()
+        app.post_message(events.Key("ctrl+g", None))
         await _until(listed)
         return (time.perf_counter() - started) * 1000
 
@@ -112,7 +122,8 @@ def app_reads(path: Path, big: int, base_url: str, last_words: str) -> Iterator[
         return lambda: asyncio.run(make())
 
     yield "app ready", "≤ 400 ms", run(lambda: _ready_ms(path, base_url))
-    yield "Ctrl+G until the picker lists", "≤ 200 ms", run(lambda: _picker_ms(path, base_url))
+    picker = run(lambda: _picker_ms(path, base_url))
+    yield "Ctrl+G until the picker's list is on screen", "≤ 200 ms", picker
     yield (
         "--resume of the 2,000-message chat to its last message",
         "≤ 500 ms",

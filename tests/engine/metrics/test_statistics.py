@@ -118,3 +118,34 @@ def test_the_store_reads_back_what_statistics_need(tmp_path: Path) -> None:
         assert [r.model for r in store.latency_rows(model="QW")] == ["qwen", "qwen"]
         assert [r.model for r in store.latency_rows(endpoint_host="cpu")] == ["llama"]
         assert store.latency_rows(model="%") == []  # LIKE's wildcards are the text itself
+
+
+def _as_version_6(path: Path) -> None:
+    """The file as the release before the figures' columns left it."""
+    import sqlite3
+
+    from tui.engine.store.migrations.v007_figure_columns import FIGURES
+
+    with sqlite3.connect(path) as db:
+        for name, _, _ in FIGURES:
+            db.execute(f"ALTER TABLE records DROP COLUMN {name}")
+        db.execute("PRAGMA user_version=6")
+
+
+def test_an_older_history_reads_the_same_before_and_after_its_migration(tmp_path: Path) -> None:
+    path = tmp_path / "h.sqlite3"
+    with Store(path) as store:
+        record = RequestRecord(model="qwen", endpoint_host="gpu:8000", streamed=True)
+        record.ttft_ms, record.time_to_first_answer_ms, record.target_met = 90.0, 300.0, False
+        record.prompt_tokens_usage, record.server = 800, {"cached_tokens": 512}
+        store.save_record(record, "reply")
+        written = store.latency_rows()
+    _as_version_6(path)
+    with Store(path, read_only=True) as old:  # not migrated: the figures from the JSON
+        assert old.latency_rows() == written
+    with Store(path) as migrated:  # migrated: the columns filled from each record's JSON
+        assert migrated.latency_rows() == written
+    (row,) = written
+    assert (row.time_to_first_answer_ms, row.target_met, row.prompt_tokens, row.cached_tokens) == (
+        300.0, False, 800, 512
+    )  # fmt: skip

@@ -211,7 +211,7 @@ def test_a_version_1_history_opens_migrated_with_its_records_readable(tmp_path: 
     assert rebuilt.adjustments == [] and data["reply_text"] == "old reply"
     assert newest["phases_ms"] == {"connect": 0.5, "first_token": 40.0}
     db = sqlite3.connect(path)
-    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
     rows = db.execute(
         "SELECT connection_reused, phases_json FROM records ORDER BY started_at_epoch"
     ).fetchall()

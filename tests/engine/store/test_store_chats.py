@@ -99,7 +99,7 @@ def test_a_version_3_history_is_migrated_in_place_losing_nothing(tmp_path: Path)
         chats = store.chats()
     assert _dump(path) == before  # every row as it was
     db = sqlite3.connect(path)
-    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
     db.close()
     assert chats == unmigrated
     # The last used first: chat 1's latest record (5000) is newer than anything of chat 2's.

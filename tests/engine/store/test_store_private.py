@@ -101,7 +101,7 @@ def test_a_schema_1_file_gains_the_incomplete_column(tmp_path: Path) -> None:
         assert old["reply_text"] == "old reply" and old["incomplete"] is False
         store.save_record(_record(), "new", incomplete=True)
     db = sqlite3.connect(path)
-    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
     db.close()
 
 

@@ -36,6 +36,7 @@ from urllib.parse import quote
 from tui.engine.metrics.record import DroppedMessage, RequestRecord, RequestStatus, TtftLevel
 from tui.engine.metrics.statistics import LatencyRow
 from tui.engine.store.migrations import SCHEMA_VERSION, statements_for
+from tui.engine.store.migrations.v007_figure_columns import FIGURES
 
 # The kinds of chat: made in the app (its chat picker lists them), by `ask` (one question), or
 # a race's (one lane per target: every target's reply to each prompt).
@@ -101,6 +102,11 @@ def _latency_row(row: tuple[Any, ...]) -> LatencyRow:
 
 
 _OK = RequestStatus.OK.value
+
+
+def _cached_tokens(record: RequestRecord) -> int | None:
+    cached = (record.server or {}).get("cached_tokens")
+    return cached if isinstance(cached, int) and not isinstance(cached, bool) else None
 
 
 def record_from_dict(data: dict[str, Any]) -> RequestRecord:
@@ -369,8 +375,10 @@ class Store:
                 "INSERT OR REPLACE INTO records (id, chat_id, started_at_epoch, model,"
                 " endpoint_host, status, error_kind, streamed, simulated, trim_enabled, ttft_ms,"
                 " total_ms, tpot_ms, output_tokens, prompt_tokens_estimated, record_json,"
-                " reply_text, incomplete, connection_reused, phases_json, race_id)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " reply_text, incomplete, connection_reused, phases_json, race_id,"
+                " time_to_first_answer_ms, target_met, prompt_tokens_usage, cached_tokens)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+                " ?, ?, ?, ?)",
                 (
                     record.id,
                     chat_id,
@@ -393,6 +401,10 @@ class Store:
                     None if record.connection_reused is None else int(record.connection_reused),
                     None if record.phases_ms is None else json.dumps(record.phases_ms),
                     record.race_id,
+                    record.time_to_first_answer_ms,
+                    None if record.target_met is None else int(record.target_met),
+                    record.prompt_tokens_usage,
+                    _cached_tokens(record),
                 ),
             )
             if chat_id is not None:
@@ -594,16 +606,19 @@ class Store:
         where = f" WHERE {' AND '.join(wanted)}" if wanted else ""
         query = (
             "SELECT model, endpoint_host, started_at_epoch, status, error_kind, streamed,"
-            " simulated, ttft_ms, total_ms, tpot_ms,"
-            " json_extract(record_json, '$.time_to_first_answer_ms'),"
-            " json_extract(record_json, '$.target_met'),"
-            " json_extract(record_json, '$.prompt_tokens_usage'),"
-            " json_extract(record_json, '$.server.cached_tokens') FROM records"
+            " simulated, ttft_ms, total_ms, tpot_ms, " + self._figure_columns() + " FROM records"
             f"{where} ORDER BY started_at_epoch, rowid"
         )
         with self._locked() as db:
             rows = db.execute(query, params).fetchall()
         return [_latency_row(row) for row in rows]
+
+    def _figure_columns(self) -> str:
+        """The figures' columns, or (a file not migrated yet, read-only) the same figures read
+        from each record's JSON."""
+        if "cached_tokens" in self._columns:
+            return ", ".join(name for name, _, _ in FIGURES)
+        return ", ".join(f"json_extract(record_json, '{path}')" for _, _, path in FIGURES)
 
     def close(self) -> None:
         with self._lock:

@@ -12,6 +12,7 @@ from tui.engine.store.migrations import (
     v004_chat_kinds,
     v005_race_lanes,
     v006_chat_search,
+    v007_figure_columns,
 )
 
 STEPS: tuple[tuple[str, ...], ...] = tuple(
@@ -23,6 +24,7 @@ STEPS: tuple[tuple[str, ...], ...] = tuple(
         v004_chat_kinds,
         v005_race_lanes,
         v006_chat_search,
+        v007_figure_columns,
     )
 )
 SCHEMA_VERSION = len(STEPS)
