@@ -461,9 +461,12 @@ class ChatScreen(RenderScreen):
 
     def action_statistics(self) -> None:
         from tui.app.screens.chat_records import open_statistics
+        from tui.engine.chat.client import endpoint_host
 
-        client = self.engine.client
-        host, simulated = ("", False) if client is None else (client.host, client.simulated)
+        # The endpoint as its records name it (opened at start; the client comes later).
+        endpoint = self.engine.endpoint
+        host = "" if endpoint is None else endpoint_host(endpoint.base_url)
+        simulated = endpoint is not None and endpoint.simulated
         open_statistics(self.app, self.chat.history, self.state.model, host, simulated)
 
     def action_export_chat(self, as_json: int = 0) -> Path | None:
