@@ -463,10 +463,15 @@ class ChatScreen(RenderScreen):
         from tui.app.screens.chat_records import open_statistics
         from tui.engine.chat.client import endpoint_host
 
-        # The endpoint as its records name it (opened at start; the client comes later).
+        # The endpoint as its records name it: the one opened at start, or before it is open
+        # (a loaded machine, a demo server still starting) the one configured.
         endpoint = self.engine.endpoint
-        host = "" if endpoint is None else endpoint_host(endpoint.base_url)
-        simulated = endpoint is not None and endpoint.simulated
+        if endpoint is not None:
+            host, simulated = endpoint_host(endpoint.base_url), endpoint.simulated
+        elif self.config.base_url is not None:
+            host, simulated = endpoint_host(self.config.base_url), False
+        else:
+            host, simulated = "", self.config.uses_demo_endpoint
         open_statistics(self.app, self.chat.history, self.state.model, host, simulated)
 
     def action_export_chat(self, as_json: int = 0) -> Path | None:
