@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from tui.commands._common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, error
 from tui.commands.bench_output import count, duration, rate, table
+from tui.engine.text.figures import per_token
 from tui.engine.text.inert import json_text
 from tui.engine.text.redact import redact_text
 
@@ -27,10 +28,6 @@ if TYPE_CHECKING:
 
 def _when(epoch: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(epoch))
-
-
-def _tpot(ms: float | None) -> str:
-    return "—" if ms is None else f"{ms:.1f} ms"
 
 
 def _one_line(text: str, width: int) -> str:
@@ -60,7 +57,7 @@ def record_lines(records: list[dict[str, Any]]) -> list[str]:
                 "on" if data["trim_enabled"] else "off",
                 duration(data.get("ttft_ms")),
                 duration(data.get("total_ms")),
-                _tpot(data.get("tpot_ms")),
+                per_token(data.get("tpot_ms")),
                 rate(data.get("output_tokens_per_s")),
                 count(data.get("output_tokens")),
                 count(prompt),

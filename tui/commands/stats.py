@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from tui.commands._common import EXIT_FAILED, EXIT_OK, error
 from tui.commands.bench_output import count, duration, table
+from tui.engine.text.figures import per_token
 from tui.engine.text.inert import inert_line, json_text
 from tui.session.stats_plots import group_label
 
@@ -94,8 +95,8 @@ def figure_lines(groups: list[GroupStats]) -> list[str]:
     rest_rows = [
         [
             group_label(group),
-            _tpot(group.tpot_ms["p50"]),
-            _tpot(group.tpot_ms["p95"]),
+            per_token(group.tpot_ms["p50"]),
+            per_token(group.tpot_ms["p95"]),
             duration(group.total_ms["p50"]),
             duration(group.total_ms["p95"]),
             f"{_percent(group.attainment)} of {count(group.judged)}" if group.judged else "—",
@@ -110,10 +111,6 @@ def figure_lines(groups: list[GroupStats]) -> list[str]:
         "",
         *table(rest_header, rest_rows, words=(0, 8)),
     ]
-
-
-def _tpot(ms: float | None) -> str:
-    return "—" if ms is None else f"{ms:.1f} ms"
 
 
 def plot_lines(groups: list[GroupStats], width: int, color: bool) -> list[str]:

@@ -15,7 +15,7 @@ from textual.widgets import DataTable, Static
 
 from tui.app.screens.modal_once import ModalOnce
 from tui.engine.metrics.statistics import GroupStats
-from tui.engine.text.figures import duration
+from tui.engine.text.figures import duration, per_token
 from tui.engine.text.inert import inert_line
 from tui.session.stats_plots import group_label, ttft_histogram
 
@@ -33,10 +33,6 @@ def _errors(group: GroupStats) -> str:
     return str(sum(group.errors.values())) if group.errors else "—"
 
 
-def _tpot(ms: float | None) -> str:
-    return "—" if ms is None else f"{ms:.1f} ms"
-
-
 def summary_text(group: GroupStats | None, model: str) -> str:
     """The current model's figures in a few lines, or why there are none."""
     if group is None:
@@ -47,7 +43,7 @@ def summary_text(group: GroupStats | None, model: str) -> str:
         f"{group.streamed_ok:,} streamed",
         "TTFT  " + " · ".join(f"p{q} {duration(ttft[f'p{q}'])}" for q in (50, 90, 95, 99)),
         f"first answer p50 {duration(group.time_to_first_answer_ms['p50'])} · "
-        f"TPOT p50 {_tpot(group.tpot_ms['p50'])} · total p50 {duration(group.total_ms['p50'])}",
+        f"TPOT p50 {per_token(group.tpot_ms['p50'])} · total p50 {duration(group.total_ms['p50'])}",
         f"SLO met {_percent(group)} · errors "
         + (", ".join(f"{k} {n}" for k, n in sorted(group.errors.items())) or "none")
         + (f" · cached {group.cached_share * 100:.0f}%" if group.cached_share is not None else ""),
@@ -122,7 +118,7 @@ class StatsScreen(ModalOnce[None]):
                 duration(group.ttft_ms["p50"]),
                 duration(group.ttft_ms["p95"]),
                 duration(group.ttft_ms["p99"]),
-                _tpot(group.tpot_ms["p50"]),
+                per_token(group.tpot_ms["p50"]),
                 _percent(group),
                 _errors(group),
             )

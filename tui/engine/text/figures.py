@@ -10,3 +10,8 @@ def duration(ms: float | None) -> str:
     if ms < 1000:
         return f"{ms:.0f} ms" if ms >= 10 else f"{ms:.1f} ms"
     return f"{ms / 1000:.2f} s"
+
+
+def per_token(ms: float | None) -> str:
+    """A time per token (TPOT): `16.7 ms`; `—` when unknown."""
+    return "—" if ms is None else f"{ms:.1f} ms"
