@@ -160,6 +160,8 @@ preset = "cpu-small"
 #                               # timings, /extras/tokenize/count) or "openai" (none of them).
 #                               # Default: the preset's (cpu-small llamacpp, seed-qwen7b and
 #                               # h100-70b vllm, instant openai).
+# draft_acceptance = 0          # speculative decoding played in llama.cpp's timings: the
+#                               # share (0-1) of a draft model's tokens accepted; 0: none
 """
 
 SETTINGS_EXAMPLE_JSON = r"""{

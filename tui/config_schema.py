@@ -237,6 +237,7 @@ _DEMO_OVERRIDES: dict[str, Check] = {
     "reply_tokens": integer(1),
     "seed": integer(),
     "prefix_cache": boolean,
+    "draft_acceptance": number(0, 1),
     "server": choice(KNOWN_DEMO_SERVERS),
 }
 

@@ -30,6 +30,9 @@ class LatencyModel:
     reply_tokens: int = 120
     prefix_cache: bool = False  # reuse the previous request's prompt prefix (llama.cpp does)
     server: str = "openai"  # whose dialect: one of dialects.SERVER_DIALECTS
+    # Speculative decoding played in llama.cpp's `timings`: the share of a draft model's tokens
+    # the model accepts (0: no draft model).
+    draft_acceptance: float = 0.0
 
     def prefill_ms(self, prompt_tokens: int) -> float:
         """Simulated prompt processing time (no network, no queue, no jitter)."""
@@ -103,6 +106,8 @@ def latency_model(
             continue
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ValueError(f"demo latency {key} = {value!r}: expected a number")
+        if key == "draft_acceptance" and not 0 <= value <= 1:
+            raise ValueError(f"demo latency {key} = {value!r}: expected a share from 0 to 1")
         if (value < 0 and key != "seed") or (key == "decode_tokens_per_s" and value <= 0):
             bound = "greater than 0" if key == "decode_tokens_per_s" else "0 or more"
             raise ValueError(f"demo latency {key} = {value!r}: expected a number {bound}")

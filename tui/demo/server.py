@@ -380,6 +380,7 @@ class DemoServer:
             "prefill_ms": model.prefill_ms(uncached),
             "simulated_ttft_ms": model.ttft_ms(uncached, self._count),
             "preset": model.preset,
+            "draft_acceptance": model.draft_acceptance,
             "status": None,
             "finish_reason": None,
             "pauses": [],

@@ -82,4 +82,12 @@ def report(
         sent + hidden,
         decode_ms,
     )
+    if entry.get("draft_acceptance"):
+        figures.update(draft_figures(sent + hidden, entry["draft_acceptance"]))
     return counted, figures
+
+
+def draft_figures(predicted_n: int, acceptance: float) -> dict[str, int]:
+    """llama.cpp's speculative-decoding counts, played as if the draft model proposed one token
+    for each token the reply holds and the model accepted `acceptance` of them."""
+    return {"draft_n": predicted_n, "draft_n_accepted": round(predicted_n * acceptance)}
