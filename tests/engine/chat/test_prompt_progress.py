@@ -94,3 +94,27 @@ async def test_a_server_that_refuses_the_field_is_asked_again_without_it_and_rem
     ]
     assert [("return_progress" in b) for b in bodies] == [True, False, False]
     assert again.record.retries == 0
+
+
+async def test_an_endpoint_whose_reply_carries_llamacpps_timings_is_asked_from_then_on() -> None:
+    # Configured as a plain OpenAI-compatible URL: the first reply's `timings` say llama.cpp.
+    memory = DialectMemory()
+    with demo(server="llamacpp", prefill_ms_per_token=0.5) as server:
+        first = await collect(make_client(server.base_url, dialects=memory), make_request(PROMPT))
+        later = make_client(server.base_url, dialects=memory)  # a later run, the same memory
+        events, finished = await collect(later, make_request(PROMPT))
+        asked = [entry["return_progress"] for entry in server.requests]
+    assert asked == [False, True]
+    assert first[1].record.prompt_progress is None
+    assert any(isinstance(e, PromptProgress) for e in events)
+    assert finished.record.prompt_progress is not None
+    assert finished.record.adjustments == []  # what was learned is no adjustment of the body
+
+
+async def test_a_server_without_llamacpps_timings_is_never_asked() -> None:
+    memory = DialectMemory()
+    with demo(server="vllm") as server:
+        for _ in range(2):
+            await collect(make_client(server.base_url, dialects=memory), make_request())
+        asked = [entry["return_progress"] for entry in server.requests]
+    assert asked == [False, False]

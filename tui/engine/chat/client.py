@@ -33,7 +33,13 @@ from tui import __version__
 from tui.engine.chat import errors as client_errors
 from tui.engine.chat.attempt import CHUNK, DONE, END, OPENED, PAUSED, STARTED, Attempt
 from tui.engine.chat.context_overflow import PromptFit, prompt_fit
-from tui.engine.chat.dialects import DialectMemory, adjusted_body, adjustment_asked
+from tui.engine.chat.dialects import (
+    ADJUSTMENTS,
+    SPEAKS_LLAMACPP,
+    DialectMemory,
+    adjusted_body,
+    adjustment_asked,
+)
 from tui.engine.chat.errors import ClassifiedError
 from tui.engine.chat.events import ClientEvent, Finished, RequestStarted, Retrying
 from tui.engine.chat.reply_assembly import Limits, Reply, finish_record, new_record
@@ -431,7 +437,7 @@ class ChatClient:
         """The request as it goes on the wire: body built and serialised here, before the clock."""
         assert self._chat_target is not None
         body = request.body()
-        if self.prompt_progress and request.stream:
+        if (self.prompt_progress or SPEAKS_LLAMACPP in adjustments) and request.stream:
             body["return_progress"] = True
         if adjustments:
             body = adjusted_body(body, adjustments)
@@ -574,7 +580,7 @@ class ChatClient:
                 queue = asyncio.Queue()
 
             finished_at = perf_counter()
-            record.adjustments = list(adjustments)
+            record.adjustments = [name for name in adjustments if name in ADJUSTMENTS]
             if attempt is not None:
                 record.notices = attempt_notices(attempt)
             trace = None
@@ -606,6 +612,8 @@ class ChatClient:
                 record.kv_cache = kv.figures(
                     best_prompt_count(record), self.context_for(request.model)
                 )
+            if record.server is not None and "timings" in record.server["source"]:
+                self.dialects.learn(self.endpoint, request.model, SPEAKS_LLAMACPP)
             yield Finished(finished_at, record, reply.text, reply.reasoning)
         finally:
             if cancel_waiter is not None:

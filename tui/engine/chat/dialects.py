@@ -1,4 +1,5 @@
-"""What some models refuse in a chat request, learned from their 400 answers and remembered.
+"""What some models refuse in a chat request, learned from their 400 answers and remembered
+(and which endpoints are llama.cpp, learned from their replies).
 
 OpenAI's reasoning models answer HTTP 400 to `max_tokens` ("Use 'max_completion_tokens'
 instead", param `max_tokens`) and to a temperature other than the default ("Only the default (1)
@@ -22,6 +23,10 @@ DEFAULT_TEMPERATURE = "default_temperature"  # temperature left out: the model's
 # llama.cpp's `return_progress` left out: a server that refuses fields it does not know.
 NO_PROGRESS = "no_return_progress"
 ADJUSTMENTS = (MAX_COMPLETION_TOKENS, DEFAULT_TEMPERATURE, NO_PROGRESS)
+# Not an adjustment but what a reply showed: llama.cpp's `timings`, so its prompt progress is
+# worth asking for from then on (a server that refuses the field still teaches NO_PROGRESS).
+SPEAKS_LLAMACPP = "speaks_llamacpp"
+LEARNED = (SPEAKS_LLAMACPP, *ADJUSTMENTS)
 
 
 def adjusted_body(body: dict[str, Any], adjustments: Iterable[str]) -> dict[str, Any]:
@@ -100,7 +105,7 @@ class DialectMemory:
                 if isinstance(data, dict):
                     for key, value in data.items():
                         if isinstance(key, str) and isinstance(value, list):
-                            known[key] = [item for item in value if item in ADJUSTMENTS]
+                            known[key] = [item for item in value if item in LEARNED]
             self._known = known
         return self._known
 
@@ -115,7 +120,7 @@ class DialectMemory:
             if adjustment in learned:
                 return
             learned.append(adjustment)
-            learned.sort(key=ADJUSTMENTS.index)
+            learned.sort(key=LEARNED.index)
             self._write(known)
 
     def _write(self, known: dict[str, list[str]]) -> None:

@@ -255,9 +255,7 @@ def finish_record(
     if record.server is not None:
         record.reasoning_tokens = record.server["reasoning_tokens"]
         record.draft_acceptance = draft_acceptance(record.server)
-    record.prefill_tokens_per_s = server_prefill_rate(record.server) or prefill_rate(
-        reply.prefill
-    )
+    record.prefill_tokens_per_s = server_prefill_rate(record.server) or prefill_rate(reply.prefill)
     if started_at is not None:
         if reply.prefill:
             record.prompt_progress = [sample.as_dict(started_at) for sample in reply.prefill]
