@@ -1,5 +1,8 @@
 """Above a race's lanes: who reached the first token first in each round, by how much, and the
-verdict so far (engine/race.py: a rank test over every round, not the last one)."""
+verdict so far (engine/race.py: a rank test over every round, not the last one).
+
+Three rows from the start, each cut to the width: a round's end changes what they say, never
+their height, so the lanes below keep their rows and the replies do not move when a round ends."""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ from tui.app.panel.ttft_history import format_ms
 from tui.app.theme_colors import theme_colour
 from tui.engine.race import RaceVerdict
 
-ROUNDS_SHOWN = 4  # the latest rounds; the verdict covers them all
+ROUNDS_SHOWN = 4  # the latest rounds, newest first (a narrow screen cuts the oldest off)
 
 
 def round_line(number: int, ttfts: Mapping[str, float | None]) -> str:
@@ -32,9 +35,11 @@ def round_line(number: int, ttfts: Mapping[str, float | None]) -> str:
 class Scoreboard(Static):
     DEFAULT_CSS = """
     Scoreboard {
-        height: auto;
+        height: 3;
         padding: 0 1;
         background: $boost;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
     }
     """
 
@@ -57,13 +62,15 @@ class Scoreboard(Static):
         text = Text(self.about, style="dim")
         latest = list(enumerate(self.rounds, 1))[-ROUNDS_SHOWN:]
         if latest:
-            text.append("\n" + " · ".join(round_line(n, t) for n, t in latest))
-        if self.verdict is not None:
-            style = f"bold {success}" if self.verdict.decided else "bold"
-            text.append("\nso far: ", style="dim")
-            text.append(self.verdict.summary, style=style)
+            text.append("\n" + " · ".join(round_line(n, t) for n, t in reversed(latest)))
         else:
             text.append("\nsend a message: every target answers it, in turn", style="dim")
+        text.append("\nso far: ", style="dim")
+        if self.verdict is not None:
+            style = f"bold {success}" if self.verdict.decided else "bold"
+            text.append(self.verdict.summary, style=style)
+        else:
+            text.append("no rounds yet", style="dim")
         self.update(text)
 
 
