@@ -15,7 +15,9 @@ from tui.app.chat.reply_writer import (
     EARLY_WRITES,
     FLUSH_INTERVAL_S,
     MAX_INTERVAL_S,
+    SHARED_BEAT_S,
     ReplyWriter,
+    on_the_beat,
     pause_after_write,
 )
 
@@ -118,6 +120,32 @@ def test_the_first_writes_go_at_the_frame_rate_then_the_throttle_adapts() -> Non
     assert later > FLUSH_INTERVAL_S  # a costly write earns a longer pause
     assert pause_after_write(EARLY_WRITES + 1, 0.001, FLUSH_INTERVAL_S) == FLUSH_INTERVAL_S
     assert pause_after_write(50, 10.0, FLUSH_INTERVAL_S) == MAX_INTERVAL_S
+
+
+def test_writers_streaming_at_once_pause_until_the_same_beat() -> None:
+    # Two writers that pause at different moments, for different lengths, wake together.
+    beat = SHARED_BEAT_S
+    wakes = {
+        round(now + on_the_beat(now, pause), 9) for now, pause in [(10.003, 0.05), (10.021, 0.03)]
+    }
+    assert wakes == {round(10.1, 9)}
+    for now, pause in [(3.0, 0.05), (3.01, 0.2), (7.049, 0.0)]:
+        stretched = on_the_beat(now, pause)
+        assert pause <= stretched < pause + beat + 1e-9
+        assert abs(((now + stretched) / beat) - round((now + stretched) / beat)) < 1e-6
+
+
+async def test_the_flushers_running_are_counted_until_each_ends() -> None:
+    before = ReplyWriter.streaming
+    writers = [ReplyWriter(RecordingMarkdown(), interval_s=0.01) for _ in range(2)]  # type: ignore[arg-type]
+    for writer in writers:
+        writer.start()
+        writer.feed("Hello")
+    await _until(lambda: ReplyWriter.streaming == before + 2)
+    for writer in writers:
+        writer.end()
+        await writer.finish("Hello")
+    assert ReplyWriter.streaming == before
 
 
 async def _until(condition: Callable[[], bool], hang_guard_s: float = 30.0) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import re
 import time
 from collections import deque
@@ -39,6 +40,9 @@ MAX_INTERVAL_S = 0.25
 # above applies from the third on.
 EARLY_WRITES = 2
 EARLY_INTERVAL_S = 1 / 60
+# Replies streaming at once (a race's lanes) each cost a layout of the whole screen per write;
+# writes kept to one beat land in the same turn of the loop and share it.
+SHARED_BEAT_S = FLUSH_INTERVAL_S
 
 
 def pause_after_write(writes: int, cost_s: float, interval_s: float) -> float:
@@ -48,10 +52,18 @@ def pause_after_write(writes: int, cost_s: float, interval_s: float) -> float:
     return min(MAX_INTERVAL_S, max(interval_s, ADAPTIVE_FACTOR * cost_s))
 
 
+def on_the_beat(now: float, pause: float, beat: float = SHARED_BEAT_S) -> float:
+    """`pause` stretched to end on the next multiple of `beat` of the loop's clock, so that
+    writers pausing at once wake together."""
+    return math.ceil((now + pause) / beat) * beat - now
+
+
 _VISIBLE = re.compile(r"\w")  # a letter or digit: the text will show something
 
 
 class ReplyWriter:
+    streaming = 0  # flushers running now, across instances: more than one keep to one beat
+
     def __init__(
         self, markdown: Markdown | None = None, interval_s: float = FLUSH_INTERVAL_S
     ) -> None:
@@ -113,6 +125,13 @@ class ReplyWriter:
         return held + "".join([pending.popleft() for _ in range(len(pending))])
 
     async def _run(self) -> None:
+        ReplyWriter.streaming += 1
+        try:
+            await self._flush()
+        finally:
+            ReplyWriter.streaming -= 1
+
+    async def _flush(self) -> None:
         if self._ready is not None:
             # Shielded: cancelling this task must not cancel the shared mount future.
             await asyncio.shield(self._ready)
@@ -148,6 +167,8 @@ class ReplyWriter:
             # Throttle: whatever arrives during this pause goes out in the next single write;
             # the end of the stream cuts the pause short.
             if not self._ended.is_set():
+                if ReplyWriter.streaming > 1:
+                    pause = on_the_beat(asyncio.get_running_loop().time(), pause)
                 with contextlib.suppress(asyncio.TimeoutError):
                     await asyncio.wait_for(self._ended.wait(), pause)
 
