@@ -7,10 +7,11 @@ minus the moment just before the process was spawned. Both are `time.perf_counte
 Linux is CLOCK_MONOTONIC, one clock for every process. Each prompt carries a tag of its own, so
 every log entry is matched to its run.
 
-    python benchmarks/bench_ask_launch.py [--runs 15] [--src DIR [--src DIR ...]]
+    python -m benchmarks.bench_ask_launch [--runs 15] [--src DIR [--src DIR ...]]
 
 With several --src trees (checkouts of firsttoken), they take turns run by run (the order
-reversed every other round), so load on a shared machine hits them alike.
+reversed every other round), so load on a shared machine hits them alike. The figures are saved
+as the `ask-launch` result (benchmarks/results.py).
 """
 
 from __future__ import annotations
@@ -25,12 +26,12 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import Any
+
+from benchmarks.demo_process import base_url_of
+from benchmarks.results import command_line, save
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "benchmarks"))
-
-from demo_process import base_url_of  # noqa: E402
-
 TARGET_MS = 300.0
 
 
@@ -57,7 +58,7 @@ def start_server(log: Path) -> tuple[subprocess.Popen[str], str]:
     return process, base_url_of(process)
 
 
-def log_entry(log: Path, tag: str) -> dict:
+def log_entry(log: Path, tag: str) -> dict[str, Any]:
     for _ in range(200):
         for line in log.read_text(encoding="utf-8").splitlines():
             entry = json.loads(line)
@@ -92,11 +93,19 @@ def launch_once(src: Path, base_url: str, log: Path, home: Path) -> tuple[float,
     return (entry["received_at"] - launched) * 1000.0, (exited - launched) * 1000.0
 
 
-def describe(samples: list[float]) -> str:
+def spread(samples: list[float]) -> dict[str, float]:
+    """Median, p90 and min, ms."""
     ordered = sorted(samples)
-    p90 = ordered[int(0.9 * (len(ordered) - 1))]
-    median = statistics.median(ordered)
-    return f"median {median:6.1f} ms  p90 {p90:6.1f} ms  min {ordered[0]:6.1f} ms"
+    return {
+        "median_ms": round(statistics.median(ordered), 1),
+        "p90_ms": round(ordered[int(0.9 * (len(ordered) - 1))], 1),
+        "min_ms": round(ordered[0], 1),
+    }
+
+
+def describe(samples: list[float]) -> str:
+    s = spread(samples)
+    return f"median {s['median_ms']:6.1f} ms  p90 {s['p90_ms']:6.1f} ms  min {s['min_ms']:6.1f} ms"
 
 
 def main() -> int:
@@ -134,6 +143,36 @@ def main() -> int:
         ratio = median / TARGET_MS
         print(f"    received: {describe(sent[tree])}   ratio median/target {ratio:.2f}")
         print(f"    exited:   {describe(done[tree])}")
+    figures: dict[str, Any] = {
+        "runs": options.runs,
+        "load_1min": round(load, 2),
+        "target_ms": TARGET_MS,
+        "trees": [
+            {
+                "src": str(tree),
+                "received": spread(sent[tree]),
+                "exited": spread(done[tree]),
+                "ratio_median_to_target": round(statistics.median(sent[tree]) / TARGET_MS, 2),
+            }
+            for tree in trees
+        ],
+    }
+    names = [tree.name for tree in trees]
+    if len(set(names)) < len(names):
+        names = [str(tree) for tree in trees]
+    parts = []
+    for name, row in zip(names, figures["trees"], strict=True):
+        received = row["received"]
+        named = f"{name}: " if options.src else ""
+        parts.append(
+            f"{named}{received['median_ms']:,.0f} ms median, p90 {received['p90_ms']:,.0f} ms"
+        )
+    each = " each, taking turns," if len(trees) > 1 else ""
+    plural = "es" if options.runs != 1 else ""
+    figures["measured"] = (
+        "; ".join(parts) + f" ({options.runs} fresh process{plural}{each} at a load of {load:.1f})"
+    ).replace("|", "/")
+    save("ask-launch", command_line("benchmarks.bench_ask_launch"), figures)
     return 0
 
 

@@ -6,13 +6,17 @@ A loopback server of this script's own streams a reply of the given size in chun
 events), as fast as the client reads. Each run is a fresh `firsttoken ask` process with its
 stdout sent to /dev/null; the figure is that process's peak resident set (`ru_maxrss`).
 
-    python benchmarks/bench_ask_memory.py [--sizes 1 8 32] [--piece 16] [--json]
+    python -m benchmarks.bench_ask_memory [--sizes 1 8 32] [--piece 16] [--json]
+
+The figures are saved as the `ask-memory` result (benchmarks/results.py); with --json the rows
+are printed as JSON on stdout and the line naming the saved file goes to stderr.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import subprocess
@@ -20,6 +24,9 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
+
+from benchmarks.results import command_line, save
 
 ROOT = Path(__file__).resolve().parent.parent
 MiB = 1 << 20
@@ -28,8 +35,8 @@ TARGET_32_MIB = 400  # MB
 
 def _event(content: str | None, finish: str | None = None) -> bytes:
     delta = {"content": content} if content is not None else {}
-    body = {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta}]}
-    body["choices"][0]["finish_reason"] = finish
+    choice: dict[str, Any] = {"index": 0, "delta": delta, "finish_reason": finish}
+    body = {"object": "chat.completion.chunk", "choices": [choice]}
     data = b"data: " + json.dumps(body).encode() + b"\n\n"
     return f"{len(data):x}\r\n".encode() + data + b"\r\n"
 
@@ -125,23 +132,43 @@ def main() -> None:
     parser.add_argument("--piece", type=int, default=16, help="characters per chunk")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    rows = []
+    rows: list[dict[str, Any]] = []
     for size in args.sizes:
         server = ReplyServer(size * MiB, args.piece)
         server.start()
         peak, seconds = peak_mb(f"http://127.0.0.1:{server.port}/v1")
         rows.append({"reply_mib": size, "peak_mb": round(peak, 1), "seconds": round(seconds, 1)})
+    sizes = [
+        {
+            "mib": row["reply_mib"],
+            "peak_rss_mb": row["peak_mb"],
+            "ratio": round(row["peak_mb"] / (row["reply_mib"] * MiB / 1e6), 2),
+            "seconds": row["seconds"],
+        }
+        for row in rows
+    ]
+    at = [f"{size['peak_rss_mb']:,.0f} MB with {size['mib']:g} MiB" for size in sizes]
+    if at:
+        at[0] += " of reply"
+    figures = {
+        "sizes": sizes,
+        "piece": args.piece,
+        "target_mb_at_32_mib": TARGET_32_MIB,
+        "measured": f"peak RSS {', '.join(at)} ({args.piece}-character chunks)",
+    }
     if args.json:
         print(json.dumps(rows))
+        with contextlib.redirect_stdout(sys.stderr):  # stdout is the rows alone
+            save("ask-memory", command_line("benchmarks.bench_ask_memory"), figures)
         return
     print(f"ask peak memory, {args.piece}-character chunks (target <= {TARGET_32_MIB} MB at 32)")
     print(f"{'reply':>8} {'peak RSS':>10} {'x reply':>8} {'time':>7}")
-    for row in rows:
-        ratio = row["peak_mb"] / (row["reply_mib"] * MiB / 1e6)
+    for size in sizes:
         print(
-            f"{row['reply_mib']:>5} MiB {row['peak_mb']:>7.0f} MB {ratio:>7.1f}x "
-            f"{row['seconds']:>6.1f}s"
+            f"{size['mib']:>5} MiB {size['peak_rss_mb']:>7.0f} MB {size['ratio']:>7.1f}x "
+            f"{size['seconds']:>6.1f}s"
         )
+    save("ask-memory", command_line("benchmarks.bench_ask_memory"), figures)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,9 @@ Both talk to the same demo endpoint, running in ANOTHER process (`python -m tui 
 both: perf_counter before handing the request to the SDK -> the first chunk with content.
 The figure that matters is the median of the paired differences (target: <= 1 ms).
 
-    /work/venv/bin/python benchmarks/bench_client_overhead.py [--runs 200] [--preset instant]
+    python -m benchmarks.bench_client_overhead [--runs 200] [--preset instant]
+
+Saves the figures as the `client-overhead` result (benchmarks/results.py).
 """
 
 from __future__ import annotations
@@ -19,18 +21,18 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import openai
 
+from benchmarks.demo_process import base_url_of
+from benchmarks.results import command_line, save
+from tui.engine.chat.client import ChatClient
+from tui.engine.chat.events import Finished
+from tui.engine.chat.request import ChatRequest
+from tui.engine.metrics.record import percentile
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from demo_process import base_url_of  # noqa: E402
-
-from tui.engine.chat.client import ChatClient  # noqa: E402
-from tui.engine.chat.events import Finished  # noqa: E402
-from tui.engine.chat.request import ChatRequest  # noqa: E402
-from tui.engine.metrics.record import percentile  # noqa: E402
 
 MESSAGES = [{"role": "user", "content": "How fast is the first token? reply 16 tokens"}]
 MODEL = "demo-model"
@@ -62,9 +64,9 @@ async def firsttoken_ttft(client: ChatClient) -> float:
 async def bare_ttft(sdk: openai.AsyncOpenAI) -> float:
     first: float | None = None
     started = time.perf_counter()
-    stream = await sdk.chat.completions.create(
+    stream = await sdk.chat.completions.create(  # type: ignore[call-overload]
         model=MODEL,
-        messages=MESSAGES,  # type: ignore[arg-type]
+        messages=MESSAGES,
         stream=True,
         temperature=0.1,
         max_tokens=64,
@@ -80,6 +82,25 @@ async def bare_ttft(sdk: openai.AsyncOpenAI) -> float:
 def describe(name: str, values: list[float]) -> str:
     p50, p90 = percentile(values, 50), percentile(values, 90)
     return f"{name:<22} median {p50:8.3f} ms   p90 {p90:8.3f} ms   min {min(values):8.3f} ms"
+
+
+def summary(values: list[float]) -> dict[str, Any]:
+    """One side's TTFT figures, ms."""
+    p50, p90 = percentile(values, 50), percentile(values, 90)
+    return {
+        "median_ms": round(p50 or 0.0, 3),
+        "p90_ms": round(p90 or 0.0, 3),
+        "min_ms": round(min(values), 3),
+    }
+
+
+def signed_ms(value: float) -> str:
+    """`+0.42 ms`, `−4.4 ms` (a true minus sign, as the docs print it)."""
+    digits = 2 if abs(value) < 1 else 1
+    text = f"{abs(value):,.{digits}f} ms"
+    if text.strip("0.ms ") == "":
+        return text
+    return ("−" if value < 0 else "+") + text
 
 
 async def main(runs: int, preset: str, warmup: int) -> int:
@@ -116,6 +137,24 @@ async def main(runs: int, preset: str, warmup: int) -> int:
     )
     verdict = "OK" if paired <= 1.0 else "OVER TARGET"
     print(f"target <= 1 ms at the median: {verdict}")
+    endpoint = "" if preset == "instant" else f", demo-server --preset {preset}"
+    plural = "s" if runs != 1 else ""
+    figures = {
+        "runs": runs,
+        "warmup": warmup,
+        "preset": preset,
+        "firsttoken": summary(a),
+        "bare_sdk": summary(b),
+        "difference_of_medians_ms": round(overhead, 3),
+        "median_paired_difference_ms": round(paired, 3),
+        "target_ms": 1.0,
+        "measured": (
+            f"{signed_ms(paired)} (median of paired differences, {runs} interleaved run{plural}"
+            f"{endpoint}; ChatClient TTFT median {statistics.median(a):.2f} ms, bare SDK loop "
+            f"{statistics.median(b):.2f} ms)"
+        ),
+    }
+    save("client-overhead", command_line("benchmarks.bench_client_overhead"), figures)
     return 0 if paired <= 1.0 else 1
 
 

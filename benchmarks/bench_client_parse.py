@@ -7,11 +7,12 @@ alternates, so drift and load affect both sides alike. The bare loop is what mos
 `async for chunk in await client.chat.completions.create(stream=True)`, a pydantic
 `ChatCompletionChunk` per SSE event.
 
---rate sets the endpoint's decode speed in tokens/s. The default (instant) sends the reply in a
-few large writes, so many events share one network read; a finite rate (500 is the render
-benchmark's long reply) gives one read per event, which is what a real server does.
+--rate sets the endpoint's decode speed in tokens/s; give it again for more. The default measures
+both 500 (the render benchmark's long reply: one network read per event, which is what a real
+server does) and instant (the reply in a few large writes, so many events share one read), one
+after the other, and saves them together as the `client-parse` result (benchmarks/results.py).
 
-    /work/venv/bin/python benchmarks/bench_client_parse.py [--runs 15] [--rate 2000]
+    python -m benchmarks.bench_client_parse [--runs 15] [--rate 500 --rate instant]
 """
 
 from __future__ import annotations
@@ -24,18 +25,18 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import openai
 
+from benchmarks.demo_process import base_url_of
+from benchmarks.results import command_line, save
+from tui.engine.chat.client import ChatClient
+from tui.engine.chat.events import Delta, Finished
+from tui.engine.chat.request import ChatRequest
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from demo_process import base_url_of  # noqa: E402
-
-from tui.engine.chat.client import ChatClient  # noqa: E402
-from tui.engine.chat.events import Delta, Finished  # noqa: E402
-from tui.engine.chat.request import ChatRequest  # noqa: E402
-
+RATES = ["500", "instant"]
 MODEL = "demo-model"
 MAX_TOKENS = 8192
 
@@ -90,9 +91,9 @@ async def bare(sdk: openai.AsyncOpenAI, tokens: int) -> tuple[float, float, int]
     """(CPU s, wall s, content chunks) for one reply through a bare SDK streaming loop."""
     chunks = 0
     wall, cpu = time.perf_counter(), time.process_time()
-    stream = await sdk.chat.completions.create(
+    stream = await sdk.chat.completions.create(  # type: ignore[call-overload]
         model=MODEL,
-        messages=messages(tokens),  # type: ignore[arg-type]
+        messages=messages(tokens),
         stream=True,
         temperature=0.1,
         max_tokens=MAX_TOKENS,
@@ -113,7 +114,11 @@ def describe(name: str, cpu: list[float], wall: list[float], chunks: int) -> str
     )
 
 
-async def main(runs: int, rate: str, tokens: int, warmup: int) -> None:
+Sample = tuple[float, float, int]  # (CPU s, wall s, content chunks) of one reply
+
+
+async def measure(runs: int, rate: str, tokens: int, warmup: int) -> dict[str, Any]:
+    """Both sides at one endpoint rate, printed; the figures."""
     process, base_url = start_server(rate)
     try:
         client = ChatClient(
@@ -123,8 +128,8 @@ async def main(runs: int, rate: str, tokens: int, warmup: int) -> None:
         for _ in range(warmup):
             await ours(client, tokens)
             await bare(sdk, tokens)
-        a: list[tuple[float, float, int]] = []
-        b: list[tuple[float, float, int]] = []
+        a: list[Sample] = []
+        b: list[Sample] = []
         for i in range(runs):
             if i % 2 == 0:
                 a.append(await ours(client, tokens))
@@ -146,6 +151,49 @@ async def main(runs: int, rate: str, tokens: int, warmup: int) -> None:
     ratio = statistics.median(x[0] for x in a) / statistics.median(x[0] for x in b)
     paired = statistics.median(x[0] / y[0] for x, y in zip(a, b, strict=True))
     print(f"CPU ratio ours/bare: {ratio:.2f} (median of paired ratios {paired:.2f})")
+    return {
+        "firsttoken": side(a, tokens),
+        "bare_sdk": side(b, tokens),
+        "cpu_ratio": round(ratio, 3),
+        "median_paired_ratio": round(paired, 3),
+    }
+
+
+def side(samples: list[Sample], tokens: int) -> dict[str, float]:
+    cpu = statistics.median(x[0] for x in samples)
+    return {
+        "cpu_median_s": round(cpu, 4),
+        "cpu_min_s": round(min(x[0] for x in samples), 4),
+        "us_per_chunk": round(cpu / tokens * 1e6, 2),
+        "wall_median_s": round(statistics.median(x[1] for x in samples), 4),
+    }
+
+
+def seconds(value: float) -> str:
+    """`0.63 s`, `0.093 s`: three decimals below a tenth."""
+    return f"{value:.3f} s" if value < 0.1 else f"{value:,.2f} s"
+
+
+def sentence(rate: str, figures: dict[str, Any]) -> str:
+    """One rate's part of the `measured` sentence."""
+    ours_cpu = figures["firsttoken"]["cpu_median_s"]
+    bare_cpu = figures["bare_sdk"]["cpu_median_s"]
+    where = "instant endpoint" if rate == "instant" else f"at {rate} tok/s, one packet per token"
+    return f"{where}: {seconds(ours_cpu)} vs {seconds(bare_cpu)} (ratio {figures['cpu_ratio']:.2f})"
+
+
+async def main(runs: int, rates: list[str], tokens: int, warmup: int) -> None:
+    measured = {rate: await measure(runs, rate, tokens, warmup) for rate in rates}
+    plural = "s" if runs != 1 else ""
+    figures: dict[str, Any] = {
+        "tokens": tokens,
+        "runs": runs,
+        "warmup": warmup,
+        "rates": measured,
+        "measured": "; ".join(sentence(rate, f) for rate, f in measured.items())
+        + f"; ChatClient vs bare SDK loop, client CPU medians of {runs} run{plural}",
+    }
+    save("client-parse", command_line("benchmarks.bench_client_parse"), figures)
 
 
 if __name__ == "__main__":
@@ -153,6 +201,10 @@ if __name__ == "__main__":
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--tokens", type=int, default=4000)
-    parser.add_argument("--rate", default="instant", help="tokens/s, or 'instant'")
+    parser.add_argument(
+        "--rate",
+        action="append",
+        help="tokens/s, or 'instant'; again for more (default: 500, then instant)",
+    )
     options = parser.parse_args()
-    asyncio.run(main(options.runs, options.rate, options.tokens, options.warmup))
+    asyncio.run(main(options.runs, options.rate or RATES, options.tokens, options.warmup))

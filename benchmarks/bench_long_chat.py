@@ -1,14 +1,15 @@
 """A reply's UI cost in a long chat: the app with a loaded conversation of N turns, headless,
 streaming a 400-token reply from the demo endpoint (400 tokens/s, over real HTTP).
 
-Run: python benchmarks/bench_long_chat.py [--turns 0,50,200] [--runs 3]
+Run: python -m benchmarks.bench_long_chat [--turns 0,50,200] [--runs 3]
 
 Every streamed write needs a layout pass, and a layout pass arranges every block laid out in
 the chat, so the reply's cost grows with the chat unless the chat lays out only its latest
 blocks (ChatLog.VISIBLE_MESSAGES). Prints, per chat length, the UI thread's CPU seconds for the
 reply with that limit and with it lifted (every message laid out), the median of
 --runs, and their ratio. Each past reply is the demo's 150-token Markdown (a heading, a list,
-a code block, CJK), so each message is a dozen or so widgets.
+a code block, CJK), so each message is a dozen or so widgets. The figures are saved as the
+`long-chat` result (benchmarks/results.py).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import time
 from contextlib import nullcontext
 from typing import Any
 
+from benchmarks.results import command_line, save
 from tui.app.app import FirstTokenApp
 from tui.app.chat import chat_log
 from tui.app.preferences import Preferences
@@ -31,6 +33,7 @@ from tui.demo.thread import start_demo_in_thread
 from tui.wiring import Endpoint
 
 REPLY = "reply 400 tokens"
+RATE = 400.0  # tokens/s
 
 
 def conversation(turns: int) -> list[dict[str, Any]]:
@@ -69,8 +72,10 @@ async def reply_cpu(base_url: str, turns: int) -> float:
         screen = app.screen
         await _until(lambda: not screen._layout_required and not screen._dirty_widgets)
         await asyncio.sleep(0.5)
+        turn = app.chat_screen.turn
+        assert turn is not None, "the chat screen has no reply turn"
         before = time.thread_time()
-        app.chat_screen.turn.submit(REPLY)
+        turn.submit(REPLY)
         await _until(lambda: app.chat_screen.last_record is not None and not app.chat_screen.busy)
         await asyncio.sleep(0.3)
         return time.thread_time() - before
@@ -82,8 +87,9 @@ def _spread(values: list[float]) -> str:
 
 
 async def main(turns: list[int], runs: int) -> None:
-    demo = start_demo_in_thread(latency_model("instant", {"decode_tokens_per_s": 400.0}))
+    demo = start_demo_in_thread(latency_model("instant", {"decode_tokens_per_s": RATE}))
     limit = chat_log.VISIBLE_MESSAGES
+    chats: list[dict[str, Any]] = []
     try:
         print(f"{'turns':>6}  {'limited':>18}  {'all laid out':>18}  ratio of medians")
         for count in turns:
@@ -98,9 +104,46 @@ async def main(turns: list[int], runs: int) -> None:
             print(
                 f"{count:>6}  {_spread(limited):>18}  {_spread(unlimited):>18}  {slow / fast:.1f}x"
             )
+            chats.append(
+                {
+                    "turns": count,
+                    "messages": 2 * count,
+                    "limited": _figures(limited),
+                    "all_laid_out": _figures(unlimited),
+                    "ratio_of_medians": round(slow / fast, 2),
+                }
+            )
     finally:
         chat_log.VISIBLE_MESSAGES = limit
         demo.stop()
+    figures = {
+        "runs": runs,
+        "reply_tokens": 400,
+        "tokens_per_s": RATE,
+        "visible_messages": limit,
+        "chats": chats,
+        "measured": "; ".join(_sentence(chat, limit) for chat in chats)
+        + f" (UI-thread CPU, medians of {runs} run{'s' if runs != 1 else ''})",
+    }
+    save("long-chat", command_line("benchmarks.bench_long_chat"), figures)
+
+
+def _figures(values: list[float]) -> dict[str, float]:
+    """The median and the range, seconds."""
+    return {
+        "median_s": round(statistics.median(values), 3),
+        "min_s": round(min(values), 3),
+        "max_s": round(max(values), 3),
+    }
+
+
+def _sentence(chat: dict[str, Any], limit: int) -> str:
+    """One chat length's part of the `measured` sentence: limited vs every message laid out,
+    or only the limited figure when the whole chat fits the limit (both lay out the same)."""
+    fast, slow = chat["limited"]["median_s"], chat["all_laid_out"]["median_s"]
+    if chat["messages"] + 2 <= limit:
+        return f"{chat['turns']} turns: {fast:.2f} s"
+    return f"{chat['turns']} turns: {fast:.2f} vs {slow:.2f} s"
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@ Run: python -m benchmarks.bench_settled_blocks [--kinds prose,code,lists,mixed]
          [--density 20] [--step 40] [--rounds 2] [--compare]
 
 --compare also runs each reply with settled blocks left live (every block laid out on every
-write, as before they were folded), alternating with the folded runs.
+write, as before they were folded), alternating with the folded runs. The figures are saved as
+the `settled-blocks` result (benchmarks/results.py).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from textual.app import App, ComposeResult
 import tui.app.app
 import tui.app.render.reply_blocks as reply_blocks
 from benchmarks.render.dense_reply import dense_tokens
+from benchmarks.results import command_line, save
 from tui.app.chat.chat_log import ChatLog
 from tui.app.chat.message_view import AssistantMessage
 from tui.app.render.growth_repaint import GrowthAwareScreen
@@ -79,8 +81,13 @@ async def write_costs(tokens: list[str], step: int) -> list[float]:
 
 async def painted(widget: Any) -> None:
     """Return once the screen has laid out and painted what is pending."""
-    done = asyncio.get_running_loop().create_future()
-    widget.call_after_refresh(lambda: done.done() or done.set_result(None))
+    done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def settle() -> None:
+        if not done.done():
+            done.set_result(None)
+
+    widget.call_after_refresh(settle)
     await done
 
 
@@ -102,12 +109,13 @@ async def main(kinds: list[str], density: int, step: int, rounds: int, compare: 
         f"  {'reply':8s} {'settled blocks':15s} {'start':>7s} {'middle':>7s} {'end':>7s}"
         f" {'end/start':>9s} {'all writes':>10s}"
     )
+    rows: list[dict[str, Any]] = []
     for kind in kinds:
         tokens = reply(kind, density)
         results: dict[str, list[tuple[float, float, float, float]]] = {m: [] for m, _ in modes}
         for _ in range(rounds):
             for mode, arrange in modes:
-                reply_blocks.arrange_settled = arrange  # type: ignore[assignment]
+                reply_blocks.arrange_settled = arrange
                 costs = await write_costs(tokens, step)
                 results[mode].append((*tenths(costs), sum(costs)))
         reply_blocks.arrange_settled = FOLDED
@@ -119,6 +127,54 @@ async def main(kinds: list[str], density: int, step: int, rounds: int, compare: 
                 f"  {kind:8s} {mode:15s} {start:7.1f} {middle:7.1f} {end:7.1f}"
                 f" {end / start:9.2f} {total / 1000:9.2f}s"
             )
+            rows.append(
+                {
+                    "kind": kind,
+                    "settled_blocks": mode,
+                    "start_ms": round(start, 2),
+                    "middle_ms": round(middle, 2),
+                    "end_ms": round(end, 2),
+                    "end_over_start": round(end / start, 3),
+                    "all_writes_s": round(total / 1000, 3),
+                }
+            )
+    figures = {
+        "step_tokens": step,
+        "density": density,
+        "rounds": rounds,
+        "compare": compare,
+        "replies": rows,
+        "measured": sentence(rows, step, density, rounds),
+    }
+    save("settled-blocks", command_line("benchmarks.bench_settled_blocks"), figures)
+
+
+def sentence(rows: list[dict[str, Any]], step: int, density: int, rounds: int) -> str:
+    """What the run measured, the docs' way: each reply's start / middle / end, then every
+    reply's writes in all (with --compare, the all-live figures in brackets)."""
+
+    def three(row: dict[str, Any]) -> str:
+        return " / ".join(f"{row[key]:.1f}" for key in ("start_ms", "middle_ms", "end_ms"))
+
+    folded = [row for row in rows if row["settled_blocks"] == "folded"]
+    live = {row["kind"]: row for row in rows if row["settled_blocks"] != "folded"}
+    costs, totals = [], []
+    for row in folded:
+        other = live.get(row["kind"])
+        costs.append(
+            f"{row['kind']} {three(row)}" + (f" (all live {three(other)})" if other else "")
+        )
+        totals.append(
+            f"{row['all_writes_s']:.2f} s"
+            + (f" (all live {other['all_writes_s']:.2f} s)" if other else "")
+        )
+    dense = any(row["kind"] != "prose" for row in folded)
+    run = f"{step}-token writes" + (f", {density} blocks per 1,000 tokens" if dense else "")
+    run += f", medians of {rounds} round" + ("s" if rounds != 1 else "")
+    return (
+        f"CPU ms per write, start / middle / end: {', '.join(costs)}; "
+        f"all writes {', '.join(totals)} ({run})"
+    )
 
 
 if __name__ == "__main__":

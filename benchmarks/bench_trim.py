@@ -1,21 +1,24 @@
 """Counting + trimming a 2,000-message conversation after one new message (target: <= 5 ms).
 
-Run: /work/venv/bin/python benchmarks/bench_trim.py [--messages 2000] [--repeats 200]
+Run: python -m benchmarks.bench_trim [--messages 2000] [--repeats 200]
 
 The conversation is warmed once (every message counted, as the app does while chatting); each
 timed repeat then appends one new, never-seen user message and runs what a send does:
 `count_messages` for the budget panel, then `trim`. Cold figures (an empty memo) and the
-one-off vocabulary load are printed for context. Figures only, no pass/fail on wall clock.
+one-off vocabulary load are printed for context. Figures only, no pass/fail on wall clock;
+they are saved as the `trim` result (benchmarks/results.py).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import time
 from typing import Any
 
+from benchmarks.results import command_line, save
 from tui.engine.metrics.record import percentile
 from tui.engine.tokens.counter import TokenCounter
 from tui.engine.tokens.trim import TrimPolicy, trim
@@ -126,6 +129,7 @@ def main() -> None:
     print(f"conversation: {len(history)} messages, {total} tokens, budget {args.budget}")
     print(f"cold count (empty memo): {cold_ms:.2f} ms")
 
+    strategies: dict[str, dict[str, Any]] = {}
     for strategy in ("priority", "recent"):
         policy = TrimPolicy(strategy=strategy)
         trim(history, args.budget, policy, counter)  # warm (the memo is already full)
@@ -148,6 +152,38 @@ def main() -> None:
             f"kept {len(result.kept_indices)}, {result.tokens_before} -> {result.tokens_after} "
             f"tokens, {misses:.0f} memo miss per repeat"
         )
+        strategies[strategy] = {
+            "median_ms": round(median, 3),
+            "p95_ms": round(p95, 3),
+            "min_ms": round(min(timings), 3),
+            "kept": len(result.kept_indices),
+            "tokens_before": result.tokens_before,
+            "tokens_after": result.tokens_after,
+            "memo_misses_per_repeat": round(misses, 2),
+        }
+    load = os.getloadavg()[0]
+    medians = " and ".join(f"{f['median_ms']:.1f} ms ({name})" for name, f in strategies.items())
+    plural = "s" if args.repeats != 1 else ""
+    p95s = " and ".join(f"{f['p95_ms']:.1f} ms" for f in strategies.values())
+    figures = {
+        "messages": len(history),
+        "tokens": total,
+        "budget": args.budget,
+        "model": args.model,
+        "vocabulary": counter.encoding_name,
+        "exact": counter.exact,
+        "repeats": args.repeats,
+        "vocabulary_load_ms": round(load_ms, 1),
+        "cold_count_ms": round(cold_ms, 2),
+        "target_ms": TARGET_MS,
+        "strategies": strategies,
+        "measured": (
+            f"{medians} median at a load of {load:.1f} (p95 {p95s}; {args.repeats} repeat{plural}, "
+            f"{len(history):,} messages of {total:,} tokens, budget {args.budget:,}, "
+            f"{counter.encoding_name} vocabulary)"
+        ),
+    }
+    save("trim", command_line("benchmarks.bench_trim"), figures)
 
 
 if __name__ == "__main__":

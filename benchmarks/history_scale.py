@@ -232,20 +232,28 @@ def main() -> int:
     )
     print(f"load average {os.getloadavg()[0]:.2f}; medians of {args.runs} runs")
     from benchmarks.history_scale_reads import app_reads, store_reads
+    from benchmarks.results import command_line, save
     from tui.demo.latency_model import latency_model
     from tui.demo.thread import start_demo_in_thread
 
+    reads: dict[str, dict[str, object]] = {}
     for name, target, work in store_reads(path, big):
-        print(f"{name}: {timed(work, args.runs):,.0f} ms (target {target})")
+        reads[name] = {"ms": timed(work, args.runs), "target": target}
+        print(f"{name}: {reads[name]['ms']:,.0f} ms (target {target})")
     stats_ms = timed(lambda: _stats_command() and None, args.runs)
     print(f"`firsttoken stats` command, process start included: {stats_ms:,.0f} ms")
     demo = start_demo_in_thread(latency_model("instant"))
     last_words = " ".join(json.loads(last)["content"].split()[-3:])
     try:
         for name, target, work in app_reads(path, big, demo.base_url, last_words):
-            print(f"{name}: {timed(work, args.runs):,.0f} ms (target {target})")
+            reads[name] = {"ms": timed(work, args.runs), "target": target}
+            print(f"{name}: {reads[name]['ms']:,.0f} ms (target {target})")
     finally:
         demo.stop()
+    history = {"chats": args.chats, "messages": messages, "records": args.records}
+    history["megabytes"] = round(size)
+    figures = {"history": history, "runs": args.runs, "reads": reads, "stats_command_ms": stats_ms}
+    save("history-scale", command_line("benchmarks.history_scale"), figures)
     if args.keep is not None:
         import shutil
 

@@ -30,6 +30,7 @@ from benchmarks.render.measures import read_request_log, tree_cpu_seconds
 from benchmarks.render.pty_driver import PtyApp, terminal_env
 from benchmarks.render.replay import final_marker, replay
 from benchmarks.render.screen_watch import Predicate, ScreenWatcher, has_text, normalize
+from benchmarks.results import command_line, save
 
 SCENARIO = SCENARIOS["long"]
 TARGETS = ("demo", "demo,trim=off")
@@ -208,6 +209,10 @@ def main() -> int:
     print(f"race / one reply: CPU {race_cpu / mine['cpu']:.2f}x (target <= 1.6x), bytes "
           f"{race_bytes / mine['bytes']:.2f}x (target <= 2x); race bytes / plain-text app's one "
           f"reply: {race_bytes / one['textual-plain']['bytes']:.2f}x")  # fmt: skip
+    race = {"cpu": race_cpu, "bytes": race_bytes, "lags_ms": [lag_first, lag_second]}
+    per_run = [{"cpu_s": r.cpu_s, "bytes": r.bytes_written, "lags_ms": r.lags_ms} for r in races]
+    figures = {"runs": args.runs, "race": race, "one_reply": one, "race_runs": per_run}
+    save("render-race", command_line("benchmarks.render.race_run"), figures)
     return 0
 
 

@@ -8,7 +8,9 @@ Peers missing from benchmarks/render/peers/.venvs are installed first. Each app 
 unmeasured warm-up run (so every measured start finds its bytecode compiled and its files in
 the OS cache, as on a machine where the app has been used before); every measured run is
 then a fresh process with a fresh HOME, so "first message" really is the first. Prints the
-Markdown table and writes every run to benchmarks/results/render-<UTC time>.json.
+Markdown table, saves the medians as the result `--save NAME` (benchmarks/results/NAME.json,
+what `python -m benchmarks.tables` writes into the docs; `render-` and the scenarios by default)
+and every run's detail under benchmarks/results/raw/.
 """
 
 from __future__ import annotations
@@ -16,10 +18,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import asdict
 from pathlib import Path
 
@@ -28,23 +28,19 @@ from benchmarks.render.endpoint import SCENARIOS, EndpointProcess
 from benchmarks.render.harness import RunResult, run_many, run_once, summarize
 from benchmarks.render.peers.install_peers import PEERS, install
 from benchmarks.render.report import notes, table
-
-RESULTS = Path(__file__).resolve().parents[1] / "results"
+from benchmarks.results import command_line, raw_path, save, source
 
 
 def _source() -> dict[str, object]:
-    """Which firsttoken was measured: the commit, and the files that differed from it."""
-    repo = Path(__file__).resolve().parents[2]
+    """Which firsttoken was measured: the commit, the files that differed, another tree."""
+    return {**source(), "RENDER_FIRSTTOKEN_SRC": os.environ.get("RENDER_FIRSTTOKEN_SRC")}
 
-    def git(*args: str) -> str:
-        done = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True)
-        return done.stdout.strip()
 
-    return {
-        "commit": git("rev-parse", "HEAD"),
-        "modified": git("status", "--porcelain", "--", "tui").splitlines(),
-        "RENDER_FIRSTTOKEN_SRC": os.environ.get("RENDER_FIRSTTOKEN_SRC"),
-    }
+def _per_run(runs: list[RunResult]) -> list[dict[str, object]]:
+    """What the docs show of each run besides the medians (ranges, following to the end)."""
+    return [
+        {"final_lag_ms": r.final_lag_ms, "cpu_s": r.cpu_s, "followed": r.followed} for r in runs
+    ]
 
 
 def _brief(run: RunResult) -> str:
@@ -64,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--short-runs", type=int, default=5)
     parser.add_argument("--long-runs", type=int, default=2)
     parser.add_argument("--no-warm-up", action="store_true")
+    parser.add_argument("--save", metavar="NAME", help="the result's name (render-SCENARIOS)")
     args = parser.parse_args(argv)
     apps = [a for a in args.apps.split(",") if a]
     scenarios = [s for s in args.scenarios.split(",") if s]
@@ -109,8 +106,15 @@ def main(argv: list[str] | None = None) -> int:
     extra = notes(results)
     if extra:
         print("\nnotes:\n" + extra)
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    out = RESULTS / time.strftime("render-%Y%m%dT%H%M%SZ.json", time.gmtime())
+    name = args.save or "render-" + "-".join(scenarios)
+    figures = {
+        "apps": labels,
+        "scenarios": scenarios,
+        "summary": results,
+        "per_run": {n: {s: _per_run(rs) for s, rs in by.items()} for n, by in runs.items()},
+    }
+    save(name, command_line("benchmarks.render.run_all", argv), figures)
+    out = raw_path(name)
     out.write_text(
         json.dumps(
             {
@@ -124,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
             indent=2,
         )
     )
-    print(f"\nresults: {out}")
+    print(f"runs: {out}")
     return 0
 
 
