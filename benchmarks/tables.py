@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.render.report import TARGETS
+from benchmarks.render.report import TARGETS, table
 from benchmarks.results import KEPT, ROOT, load
 
 Results = Callable[[str], "dict[str, Any] | None"]
@@ -103,14 +103,66 @@ def render_table(result: Mapping[str, Any]) -> str:
             cells.append(f"**{shown}**" if app == "firsttoken" else shown)
         target_words = TARGET_WORDS.get(target, TARGETS[target])
         lines.append(f"| {label} | " + " | ".join(cells) + f" | {target_words} |")
-    runs = {s: summary[next(iter(apps))][s]["runs"] for s in figures["scenarios"]}
-    counts = ", ".join(f"{n} {s}" for s, n in runs.items())
+    return command_block(result) + "\n" + "\n".join(lines) + f"\n\n{_runs_line(result)}\n"
+
+
+def render_full_table(result: Mapping[str, Any]) -> str:
+    """run_all's own table: every row, CPU from Enter and (in brackets) from the request."""
+    figures = result["figures"]
     return (
         command_block(result)
         + "\n"
-        + "\n".join(lines)
-        + f"\n\nMedians of {counts} runs per app ({machine_line(result)}).\n"
+        + table(figures["summary"], figures["apps"])
+        + f"\n\n{_runs_line(result)}\n"
     )
+
+
+RATIO_ROWS = [
+    ("app ready after start", "short", "ready_s"),
+    ("Enter → request", "short", "enter_to_request_ms"),
+    ("first token on screen", "short", "first_token_ms"),
+    ("final render lag, 60-token reply", "short", "final_lag_ms"),
+    ("app CPU, 60-token reply", "short", "cpu_s"),
+    ("bytes, 60-token reply", "short", "bytes_written"),
+    ("4,000 tokens at 500 tok/s: final render lag", "long", "final_lag_ms"),
+    ("same: app CPU", "long", "cpu_s"),
+]
+
+
+def _ratio_cell(value: float) -> str:
+    if value >= 10:
+        return f"{value:,.0f}"
+    return f"{value:.1f}" if value >= 1 else f"{value:.2f}"
+
+
+def ratios_table(result: Mapping[str, Any]) -> str:
+    """Each app's figures over the bare plain-text app's in the same run."""
+    figures = result["figures"]
+    apps: Mapping[str, str] = figures["apps"]
+    summary = figures["summary"]
+    base = summary.get("textual-plain")
+    if base is None:
+        return "The plain-text app was not in this run: no ratios.\n"
+    header = "| measure | " + " | ".join(apps.values()) + " |"
+    lines = [header, "|---" * (len(apps) + 1) + "|"]
+    for label, scenario, key in RATIO_ROWS:
+        if scenario not in base:
+            continue
+        plain = _num(base[scenario].get(key))
+        cells = []
+        for app in apps:
+            value = _num(summary.get(app, {}).get(scenario, {}).get(key))
+            cells.append(_ratio_cell(value / plain) if value is not None and plain else "–")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _runs_line(result: Mapping[str, Any]) -> str:
+    figures = result["figures"]
+    first = next(iter(figures["apps"]))
+    runs = {s: figures["summary"][first][s]["runs"] for s in figures["scenarios"]}
+    counts = ", ".join(f"{n} {s}" for s, n in runs.items())
+    return f"Medians of {counts} runs per app ({machine_line(result)})."
 
 
 # --- block-dense replies beside prose (README) -----------------------------------------------
@@ -340,6 +392,8 @@ def _one(name: str, draw: Callable[[Mapping[str, Any]], str]) -> Callable[[Resul
 
 TABLES: dict[str, Callable[[Results], str]] = {
     "render": _one("render", render_table),
+    "render-full": _one("render", render_full_table),
+    "render-ratios": _one("render", ratios_table),
     "render-dense": _one("render-dense", dense_table),
     "render-race": _one("render-race", race_table),
     "ask-memory": _one("ask-memory", memory_table),
