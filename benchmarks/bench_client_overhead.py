@@ -26,7 +26,7 @@ from typing import Any
 import openai
 
 from benchmarks.demo_process import base_url_of
-from benchmarks.results import command_line, save
+from benchmarks.results import command_line, save, signed_ms
 from tui.engine.chat.client import ChatClient
 from tui.engine.chat.events import Finished
 from tui.engine.chat.request import ChatRequest
@@ -94,15 +94,6 @@ def summary(values: list[float]) -> dict[str, Any]:
     }
 
 
-def signed_ms(value: float) -> str:
-    """`+0.42 ms`, `−4.4 ms` (a true minus sign, as the docs print it)."""
-    digits = 2 if abs(value) < 1 else 1
-    text = f"{abs(value):,.{digits}f} ms"
-    if text.strip("0.ms ") == "":
-        return text
-    return ("−" if value < 0 else "+") + text
-
-
 async def main(runs: int, preset: str, warmup: int) -> int:
     process, base_url = start_server(preset)
     try:
@@ -149,7 +140,8 @@ async def main(runs: int, preset: str, warmup: int) -> int:
         "median_paired_difference_ms": round(paired, 3),
         "target_ms": 1.0,
         "measured": (
-            f"{signed_ms(paired)} (median of paired differences, {runs} interleaved run{plural}"
+            f"{signed_ms(paired, 2 if abs(paired) < 1 else 1)} (median of paired differences, "
+            f"{runs} interleaved run{plural}"
             f"{endpoint}; ChatClient TTFT median {statistics.median(a):.2f} ms, bare SDK loop "
             f"{statistics.median(b):.2f} ms)"
         ),

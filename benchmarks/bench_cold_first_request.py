@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.demo_process import base_url_of
-from benchmarks.results import command_line, save
+from benchmarks.results import command_line, save, signed_ms
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET_MS = 3.0
@@ -113,14 +113,6 @@ def warm_once(warm: subprocess.Popen[str], log: Path) -> tuple[float, float]:
     payload = json.loads(warm.stdout.readline())
     overhead = payload["ttft_ms"] - server_ttft(log, tag)
     return overhead, overhead - set_up(payload.get("phases_ms"))
-
-
-def signed_ms(value: float) -> str:
-    """`+0.91 ms`, `−0.12 ms` (a true minus sign, as the docs print it), `0.00 ms`."""
-    text = f"{abs(value):,.2f} ms"
-    if text.strip("0.ms ") == "":
-        return text
-    return ("−" if value < 0 else "+") + text
 
 
 def main() -> int:

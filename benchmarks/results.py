@@ -86,3 +86,11 @@ def load(name: str, folder: Path | None = None) -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
+
+
+def signed_ms(value: float, digits: int = 2) -> str:
+    """`+0.91 ms`, `−4.4 ms` (a true minus sign, as the docs print it), `0.00 ms` unsigned."""
+    text = f"{abs(value):,.{digits}f} ms"
+    if text.strip("0.ms ") == "":
+        return text
+    return ("−" if value < 0 else "+") + text

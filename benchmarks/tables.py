@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.render.report import TARGETS, table
+from benchmarks.render.report import TARGETS, kilobytes, ms, number, seconds, table
 from benchmarks.results import KEPT, ROOT, load
 
 Results = Callable[[str], "dict[str, Any] | None"]
@@ -30,27 +30,8 @@ MARK = re.compile(
 NOT_MEASURED = "not measured yet"
 
 
-def _num(value: object) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-
-def ms(value: object) -> str:
-    v = _num(value)
-    return "–" if v is None else f"{v:,.0f} ms"
-
-
-def seconds(value: object, digits: int = 2) -> str:
-    v = _num(value)
-    return "–" if v is None else f"{v:.{digits}f} s"
-
-
-def kilobytes(value: object) -> str:
-    v = _num(value)
-    return "–" if v is None else f"{v / 1000:,.0f} KB"
-
-
 def lag(summary: Mapping[str, Any]) -> str:
-    v = _num(summary.get("final_lag_ms"))
+    v = number(summary.get("final_lag_ms"))
     text = "–" if v is None else f"+{v:,.0f} ms"
     return text if summary.get("followed_all") else text + " (did not follow to the end)"
 
@@ -148,10 +129,10 @@ def ratios_table(result: Mapping[str, Any]) -> str:
     for label, scenario, key in RATIO_ROWS:
         if scenario not in base:
             continue
-        plain = _num(base[scenario].get(key))
+        plain = number(base[scenario].get(key))
         cells = []
         for app in apps:
-            value = _num(summary.get(app, {}).get(scenario, {}).get(key))
+            value = number(summary.get(app, {}).get(scenario, {}).get(key))
             cells.append(_ratio_cell(value / plain) if value is not None and plain else "–")
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
@@ -180,7 +161,7 @@ def dense_table(result: Mapping[str, Any], speed: str = "") -> str:
     summary = figures["summary"]
     ours, plain = summary["firsttoken"], summary.get("textual-plain", {})
     prose = "fast" if speed else "long"
-    base = _num(ours[prose]["cpu_s"])
+    base = number(ours[prose]["cpu_s"])
     rate = "2,000" if speed else "500"
     lines = [
         f"| 4,000 tokens at {rate} tok/s | app CPU | vs prose | final render lag | "
@@ -192,10 +173,10 @@ def dense_table(result: Mapping[str, Any], speed: str = "") -> str:
         scenario = prose if kind == "prose" else kind + speed
         if scenario not in ours:
             continue
-        cpu = _num(ours[scenario]["cpu_s"])
+        cpu = number(ours[scenario]["cpu_s"])
         ratio = "" if kind == "prose" or not base or cpu is None else f"{cpu / base:.2f}×"
         runs = figures["per_run"]["firsttoken"][scenario]
-        lags = [r["final_lag_ms"] for r in runs if _num(r["final_lag_ms"]) is not None]
+        lags = [r["final_lag_ms"] for r in runs if number(r["final_lag_ms"]) is not None]
         followed = followed and all(r["followed"] for r in runs)
         spread = f"{min(lags):,.0f}–{max(lags):,.0f} ms" if lags else "–"
         other = seconds(plain.get(scenario, {}).get("cpu_s"), 1)
@@ -214,17 +195,17 @@ def dense_sentence(result: Mapping[str, Any], speed: str = "") -> str:
     """One cell of docs/performance.md for a dense run: each kind's CPU beside prose."""
     summary = result["figures"]["summary"]["firsttoken"]
     prose = "fast" if speed else "long"
-    base = _num(summary[prose]["cpu_s"]) or 0.0
+    base = number(summary[prose]["cpu_s"]) or 0.0
     parts = [f"prose {seconds(base)}"]
     for kind in ("code20", "lists20", "mixed20"):
         s = summary.get(kind + speed)
-        if s is not None and (cpu := _num(s["cpu_s"])) is not None and base:
+        if s is not None and (cpu := number(s["cpu_s"])) is not None and base:
             parts.append(f"`{kind}{speed}` {seconds(cpu)} ({cpu / base:.2f}×)")
     lags = [
         r["final_lag_ms"]
         for runs in result["figures"]["per_run"]["firsttoken"].values()
         for r in runs
-        if _num(r["final_lag_ms"]) is not None
+        if number(r["final_lag_ms"]) is not None
     ]
     if lags:
         parts.append(f"final lag {min(lags):,.0f}–{max(lags):,.0f} ms")
@@ -240,7 +221,7 @@ def race_table(result: Mapping[str, Any]) -> str:
     ours, plain = one["firsttoken"], one["textual-plain"]
 
     def ratio(a: object, b: object) -> str:
-        x, y = _num(a), _num(b)
+        x, y = number(a), number(b)
         return f"{x / y:.2f}×" if x is not None and y else "–"
 
     lags = " and ".join(ms(v) for v in race["lags_ms"])

@@ -21,33 +21,37 @@ TARGETS = {
 }
 
 
-def _num(value: object) -> float | None:
-    return float(value) if isinstance(value, (int, float)) else None
+def number(value: object) -> float | None:
+    """A figure as a float; None for anything else (a run that did not measure it)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
 
 
-def _ms(value: object) -> str:
-    v = _num(value)
+def ms(value: object) -> str:
+    v = number(value)
     return "–" if v is None else f"{v:,.0f} ms"
 
 
-def _s(value: object, digits: int = 2) -> str:
-    v = _num(value)
+def seconds(value: object, digits: int = 2) -> str:
+    v = number(value)
     return "–" if v is None else f"{v:.{digits}f} s"
 
 
-def _kb(value: object) -> str:
-    v = _num(value)
+def kilobytes(value: object) -> str:
+    v = number(value)
     return "–" if v is None else f"{v / 1000:,.0f} KB"
 
 
 def _cpu(summary: Summary, digits: int) -> str:
     """From Enter; in brackets from the moment the request reached the endpoint, which
     leaves out work on the send path (elia's first-send import)."""
-    return f"{_s(summary.get('cpu_s'), digits)} ({_s(summary.get('cpu_reply_s'), digits)})"
+    whole, reply = summary.get("cpu_s"), summary.get("cpu_reply_s")
+    return f"{seconds(whole, digits)} ({seconds(reply, digits)})"
 
 
 def _lag(summary: Summary) -> str:
-    text = "+" + _ms(summary.get("final_lag_ms")) if _num(summary.get("final_lag_ms")) else "–"
+    text = "+" + ms(summary.get("final_lag_ms")) if number(summary.get("final_lag_ms")) else "–"
     if not summary.get("followed_all"):
         text += " (did not follow to the end in every run)"
     return text
@@ -56,31 +60,31 @@ def _lag(summary: Summary) -> str:
 Row = tuple[str, str, str, Callable[[Summary], str]]  # label, scenario, target key, cell
 
 ROWS: list[Row] = [
-    ("app ready after start", "short", "ready", lambda s: _s(s.get("ready_s"))),
+    ("app ready after start", "short", "ready", lambda s: seconds(s.get("ready_s"))),
     (
         "Enter → request reaches the server (first message)",
         "short",
         "enter",
-        lambda s: _ms(s.get("enter_to_request_ms")),
+        lambda s: ms(s.get("enter_to_request_ms")),
     ),
     (
         "first token on screen after the server sent it",
         "short",
         "first",
-        lambda s: _ms(s.get("first_token_ms")),
+        lambda s: ms(s.get("first_token_ms")),
     ),
     (
         "final render lag after the last chunk, 60-token reply",
         "short",
         "final_short",
-        lambda s: _ms(s.get("final_lag_ms")),
+        lambda s: ms(s.get("final_lag_ms")),
     ),
     ("app CPU time for a 60-token reply", "short", "cpu_short", lambda s: _cpu(s, 2)),
     (
         "bytes written to the terminal for a 60-token reply",
         "short",
         "bytes_short",
-        lambda s: _kb(s.get("bytes_written")),
+        lambda s: kilobytes(s.get("bytes_written")),
     ),
     ("4,000-token reply at ~500 tokens/s: final render lag", "long", "final_long", _lag),
     ("same: app CPU time", "long", "cpu_long", lambda s: _cpu(s, 1)),
