@@ -57,6 +57,13 @@ def test_without_the_servers_time_the_rate_is_taken_between_arrivals() -> None:
     assert prefill_rate(samples[:1]) is None and prefill_rate([]) is None
 
 
+def test_a_server_clock_at_zero_gives_no_rate_whatever_the_arrivals() -> None:
+    # A server that computed the prompt in no time by its own clock: arrival gaps are the
+    # network's, so they must not pass for a prefill rate.
+    samples = [PrefillSample(1.0, 300, 0, 100, 0.0), PrefillSample(1.0001, 300, 0, 300, 0.0)]
+    assert prefill_rate(samples) is None
+
+
 def test_the_record_keeps_the_first_samples_and_the_latest() -> None:
     kept: list[PrefillSample] = []
     for n in range(100):

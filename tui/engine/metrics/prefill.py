@@ -75,13 +75,14 @@ def keep_sample(kept: list[PrefillSample], sample: PrefillSample) -> None:
 
 def prefill_rate(samples: Sequence[PrefillSample]) -> float | None:
     """Prompt tokens computed a second (the cached part excluded): by the server's own clock
-    when it sends `time_ms`, else between the first and last samples' arrival."""
+    when it sends `time_ms`, else between the first and last samples' arrival. A server clock
+    at zero gives no rate: the samples' arrival then times the network, not the prefill."""
     if not samples:
         return None
     last = samples[-1]
     computed = last.processed - last.cached
-    if last.server_ms is not None and last.server_ms > 0 and computed > 0:
-        return computed / (last.server_ms / 1000.0)
+    if last.server_ms is not None:
+        return computed / (last.server_ms / 1000.0) if last.server_ms > 0 and computed > 0 else None
     first = samples[0]
     span = last.at - first.at
     if span > 0 and last.processed > first.processed:
