@@ -49,6 +49,15 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """`-n auto` for the inner loop (`-m "not e2e"`): two workers a core, since its tests
+    spend half their time waiting on an event loop; the full run keeps one a core, so the
+    processes its e2e tests start have a core to run on."""
+    if config.getoption("markexpr", "").replace(" ", "") == "note2e":
+        return 2 * (os.cpu_count() or 1)
+    return None
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """The fault matrix's document, compared once every worker has finished (its outcomes
     are in a shared folder: tests/helpers/fault_results.py)."""
