@@ -191,6 +191,30 @@ def dense_table(result: Mapping[str, Any], speed: str = "") -> str:
     )
 
 
+def settled_table(result: Mapping[str, Any]) -> str:
+    """What a 40-token write costs at the start, middle and end of a dense reply, headless."""
+    figures = result["figures"]
+    compared = figures["compare"]
+    lines = [
+        "| reply | settled blocks | start | middle | end | end / start | all writes |"
+        if compared
+        else "| reply | start | middle | end | end / start | all writes |",
+        "|---|---|---|---|---|---|---|" if compared else "|---|---|---|---|---|---|",
+    ]
+    for row in figures["replies"]:
+        cells = [f"`{row['kind']}`"]
+        if compared:
+            cells.append(row["settled_blocks"])
+        cells += [f"{row[key]:.1f} ms" for key in ("start_ms", "middle_ms", "end_ms")]
+        cells += [f"{row['end_over_start']:.2f}×", seconds(row["all_writes_s"])]
+        lines.append("| " + " | ".join(cells) + " |")
+    tail = (
+        f"CPU per {figures['step_tokens']}-token write (medians of {figures['rounds']} rounds, "
+        f"{figures['density']} blocks per 1,000 tokens; {machine_line(result)})."
+    )
+    return command_block(result) + "\n" + "\n".join(lines) + "\n\n" + tail + "\n"
+
+
 def dense_sentence(result: Mapping[str, Any], speed: str = "") -> str:
     """One cell of docs/performance.md for a dense run: each kind's CPU beside prose."""
     summary = result["figures"]["summary"]["firsttoken"]
@@ -376,6 +400,8 @@ TABLES: dict[str, Callable[[Results], str]] = {
     "render-full": _one("render", render_full_table),
     "render-ratios": _one("render", ratios_table),
     "render-dense": _one("render-dense", dense_table),
+    "render-dense-fast": _one("render-dense-fast", lambda r: dense_table(r, "-fast")),
+    "settled-blocks": _one("settled-blocks", settled_table),
     "render-race": _one("render-race", race_table),
     "ask-memory": _one("ask-memory", memory_table),
     "history-scale": _one("history-scale", history_table),
