@@ -195,12 +195,9 @@ def settled_table(result: Mapping[str, Any]) -> str:
     """What a 40-token write costs at the start, middle and end of a dense reply, headless."""
     figures = result["figures"]
     compared = figures["compare"]
-    lines = [
-        "| reply | settled blocks | start | middle | end | end / start | all writes |"
-        if compared
-        else "| reply | start | middle | end | end / start | all writes |",
-        "|---|---|---|---|---|---|---|" if compared else "|---|---|---|---|---|---|",
-    ]
+    columns = ["reply", *(["settled blocks"] if compared else []), "start", "middle", "end"]
+    columns += ["end / start", "all writes"]
+    lines = ["| " + " | ".join(columns) + " |", "|---" * len(columns) + "|"]
     for row in figures["replies"]:
         cells = [f"`{row['kind']}`"]
         if compared:
